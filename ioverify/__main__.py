@@ -1,0 +1,3 @@
+from ioverify.cli import run
+
+run()

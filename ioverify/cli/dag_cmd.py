@@ -1,0 +1,58 @@
+"""``ioverify dag FAMILY [parameters] [-o FILE]`` and ``ioverify dag info FILE``."""
+
+from __future__ import annotations
+
+from ioverify.cli.common import positive_int, print_json, write_text
+
+
+def register(sub) -> None:
+    from ioverify.dag.registry import FAMILIES
+
+    parser = sub.add_parser("dag", help="build a DAG family as JSON, or describe a DAG file",
+                            description="Build a DAG family as ioverify-dag JSON, or describe "
+                                        "a DAG file.")
+    families = parser.add_subparsers(dest="family", metavar="FAMILY|info",
+                                     parser_class=type(parser))
+    info = families.add_parser("info", help="vertices, edges, inputs, outputs, in-degree, min M")
+    info.add_argument("file", help="an ioverify-dag JSON file")
+    info.add_argument("--json", action="store_true", help="print one JSON object")
+    info.set_defaults(handler=_info)
+    for family in FAMILIES.values():
+        p = families.add_parser(family.name, help=family.doc, description=family.doc)
+        for param in family.params:
+            kind = positive_int if param.type is int else param.type
+            p.add_argument(f"--{param.name.replace('_', '-')}", dest=param.name, type=kind,
+                           default=param.default, required=param.default is None,
+                           choices=param.choices, help=param.help)
+        p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+        p.set_defaults(handler=_build, family_obj=family)
+    parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
+
+
+def _build(args) -> int:
+    from ioverify.dag.jsonio import dag_to_json
+
+    family = args.family_obj
+    kwargs = {p.name: getattr(args, p.name) for p in family.params}
+    dag = family.build(**kwargs)
+    write_text(dag_to_json(dag), args.output)
+    return 0
+
+
+def dag_summary(dag) -> dict:
+    return {"vertices": len(dag), "edges": dag.num_edges, "inputs": len(dag.inputs),
+            "outputs": len(dag.outputs), "max_in_degree": dag.max_in_degree,
+            "min_memory": dag.min_memory}
+
+
+def _info(args) -> int:
+    from ioverify.dag.jsonio import read_dag
+
+    summary = dag_summary(read_dag(args.file))
+    if args.json:
+        print_json(summary)
+    else:
+        width = max(len(k) for k in summary)
+        for key, value in summary.items():
+            print(f"{key.replace('_', ' '):<{width}}  {value}")
+    return 0

@@ -1,0 +1,94 @@
+"""The ``ioverify-dag`` JSON format, version 1:
+
+    {"format": "ioverify-dag", "version": 1, "nodes": ["a", ...], "edges": [["a", "c"], ...],
+     "outputs": ["c"], "ops": {"c": "mul"}}
+
+``outputs`` and ``ops`` are optional.  Reading validates everything and names the offending item.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ioverify.dag.model import DAG, INPUT_OP
+from ioverify.errors import InvalidDAG, InvalidFormat
+
+FORMAT = "ioverify-dag"
+VERSION = 1
+_KEYS = {"format", "version", "nodes", "edges", "outputs", "ops"}
+
+
+def load_json_document(text: str, what: str) -> object:
+    """Parse JSON text, turning a syntax error into a one-line message naming ``what``."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidFormat(f"{what} is not JSON: {error.msg} at line {error.lineno} "
+                            f"column {error.colno}") from None
+
+
+def check_header(doc: object, fmt: str, version: int, what: str) -> dict:
+    if not isinstance(doc, dict):
+        raise InvalidFormat(f"{what} must be a JSON object with \"format\": {fmt!r}")
+    if doc.get("format") != fmt:
+        raise InvalidFormat(f"{what} has format {doc.get('format')!r}, expected {fmt!r}")
+    if doc.get("version") != version:
+        raise InvalidFormat(f"{what} has version {doc.get('version')!r}; this ioverify reads "
+                            f"{fmt} version {version}")
+    return doc
+
+
+def dag_from_dict(doc: object, what: str = "DAG") -> DAG:
+    doc = check_header(doc, FORMAT, VERSION, what)
+    unknown = set(doc) - _KEYS
+    if unknown:
+        raise InvalidDAG(f"{what} has unknown field {sorted(unknown)[0]!r}")
+    nodes, edges = doc.get("nodes"), doc.get("edges", [])
+    if not isinstance(nodes, list):
+        raise InvalidDAG(f"{what}: 'nodes' must be a list of names")
+    if not isinstance(edges, list):
+        raise InvalidDAG(f"{what}: 'edges' must be a list of [from, to] pairs")
+    return DAG.from_edges(nodes, edges, doc.get("outputs"), doc.get("ops"))
+
+
+def dag_from_json(text: str, what: str = "DAG") -> DAG:
+    return dag_from_dict(load_json_document(text, what), what)
+
+
+def read_dag(path: str | Path) -> DAG:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise InvalidDAG(f"cannot read DAG file {str(path)!r}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise InvalidFormat(f"DAG file {str(path)!r} is not UTF-8 text") from None
+    return dag_from_json(text, f"DAG file {str(path)!r}")
+
+
+def dag_to_dict(dag: DAG) -> dict:
+    names = dag.names
+    doc = {
+        "format": FORMAT,
+        "version": VERSION,
+        "nodes": list(names),
+        "edges": [[names[p], names[v]] for p, v in dag.edges()],
+        "outputs": [names[v] for v in dag.outputs],
+    }
+    ops = {names[v]: op for v, op in enumerate(dag.ops) if op != INPUT_OP}
+    if ops:
+        doc["ops"] = ops
+    return doc
+
+
+def dag_to_json(dag: DAG) -> str:
+    return json.dumps(dag_to_dict(dag), separators=(",", ":"))
+
+
+def from_networkx(graph, outputs=None) -> DAG:
+    """Build from a ``networkx.DiGraph``; node names are ``str(node)``, ops from attribute 'op'."""
+    nodes = [str(n) for n in graph.nodes]
+    edges = [(str(a), str(b)) for a, b in graph.edges]
+    ops = {str(n): data["op"] for n, data in graph.nodes(data=True) if "op" in data}
+    return DAG.from_edges(nodes, edges, outputs, ops)

@@ -1,0 +1,149 @@
+"""The red-blue pebble game of Hong and Kung, corrected rules (THEORY.md section 1).
+
+A configuration is (R, B): the vertices with a red pebble (fast memory) and a blue pebble (slow
+memory).  Start: blue on every input, no red.  Goal: blue on every output.
+
+    load v     cost 1  v has blue and no red; put red on v
+    store v    cost 1  v has red and no blue; put blue on v
+    compute v  cost 0  v is not an input, has no red, every predecessor is red; put red on v
+    delete v   cost 0  v has red; remove it
+    |R| <= M at every moment, counting the pebble being placed.
+
+Moves that would change nothing are illegal, so schedules stay canonical.  Variants:
+``recompute`` (Hong-Kung's own, the default) and ``one-shot`` (every non-input vertex is computed
+exactly once; "at most once" is the rule a replay checks, and a complete schedule computes every
+vertex it needs).
+
+This module and ``replay`` are the trusted base: pure Python, no solver imports.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Iterable, Iterator
+
+from ioverify.dag.jsonio import check_header, load_json_document
+from ioverify.dag.model import DAG
+from ioverify.errors import InvalidArgument, InvalidSchedule
+
+LOAD, STORE, COMPUTE, DELETE = 0, 1, 2, 3
+MOVE_NAMES = ("load", "store", "compute", "delete")
+MOVE_CODES = {name: code for code, name in enumerate(MOVE_NAMES)}
+COST = (1, 1, 0, 0)
+
+VARIANTS = ("recompute", "one-shot")
+
+FORMAT = "ioverify-schedule"
+VERSION = 1
+
+
+def check_variant(variant: str) -> str:
+    if variant not in VARIANTS:
+        raise InvalidArgument(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    return variant
+
+
+def check_memory(memory: int) -> int:
+    if isinstance(memory, bool) or not isinstance(memory, int) or memory < 1:
+        raise InvalidArgument(f"memory M must be a positive integer, got {memory!r}")
+    return memory
+
+
+def infeasibility(dag: DAG, memory: int) -> str | None:
+    """Why no schedule exists with ``memory`` red pebbles, naming the vertex; None if feasible."""
+    for v, ps in enumerate(dag.preds):
+        if ps and len(ps) + 1 > memory:
+            return (f"vertex {dag.names[v]!r} has in-degree {len(ps)} and needs M >= "
+                    f"{len(ps) + 1} red pebbles, but M = {memory}")
+    if memory < 1:
+        return "M must be at least 1"
+    return None
+
+
+class Schedule:
+    """A sequence of moves, stored compactly: one byte of kind and one integer vertex per move."""
+
+    __slots__ = ("kinds", "vertices")
+
+    def __init__(self, kinds: bytes | bytearray = b"", vertices: Iterable[int] = ()):
+        self.kinds = bytes(kinds)
+        self.vertices = array("l", vertices)
+        if len(self.kinds) != len(self.vertices):
+            raise InvalidSchedule("a schedule needs one vertex per move")
+
+    @classmethod
+    def from_moves(cls, moves: Iterable[tuple[str, int]]) -> "Schedule":
+        kinds, verts = bytearray(), array("l")
+        for name, v in moves:
+            kinds.append(MOVE_CODES[name])
+            verts.append(v)
+        return cls(kinds, verts)
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        for k, v in zip(self.kinds, self.vertices):
+            yield MOVE_NAMES[k], v
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, Schedule) and self.kinds == other.kinds
+                and self.vertices == other.vertices)
+
+    def __repr__(self) -> str:
+        return f"Schedule({len(self)} moves, io={self.io})"
+
+    @property
+    def io(self) -> int:
+        return self.kinds.count(LOAD) + self.kinds.count(STORE)
+
+    def named(self, dag: DAG) -> list[list[str]]:
+        names = dag.names
+        return [[MOVE_NAMES[k], names[v]] for k, v in zip(self.kinds, self.vertices)]
+
+    def to_dict(self, dag: DAG) -> dict:
+        return {"format": FORMAT, "version": VERSION, "moves": self.named(dag)}
+
+
+def schedule_from_dict(doc: object, dag: DAG, what: str = "schedule") -> Schedule:
+    doc = check_header(doc, FORMAT, VERSION, what)
+    unknown = set(doc) - {"format", "version", "moves"}
+    if unknown:
+        raise InvalidSchedule(f"{what} has unknown field {sorted(unknown)[0]!r}")
+    moves = doc.get("moves")
+    if not isinstance(moves, list):
+        raise InvalidSchedule(f"{what}: 'moves' must be a list of [kind, node] pairs")
+    index = dag.index
+    kinds, verts = bytearray(), array("l")
+    for i, move in enumerate(moves):
+        if not (isinstance(move, list) and len(move) == 2):
+            raise InvalidSchedule(f"{what}: move #{i} must be a [kind, node] pair, got {move!r}")
+        kind, name = move
+        code = MOVE_CODES.get(kind) if isinstance(kind, str) else None
+        if code is None:
+            raise InvalidSchedule(f"{what}: move #{i} has unknown kind {kind!r} "
+                                  f"(expected one of {', '.join(MOVE_NAMES)})")
+        v = index.get(name) if isinstance(name, str) else None
+        if v is None:
+            raise InvalidSchedule(f"{what}: move #{i} {move!r} names unknown node {name!r}")
+        kinds.append(code)
+        verts.append(v)
+    return Schedule(kinds, verts)
+
+
+def schedule_from_json(text: str, dag: DAG, what: str = "schedule") -> Schedule:
+    return schedule_from_dict(load_json_document(text, what), dag, what)
+
+
+def read_schedule(path, dag: DAG) -> Schedule:
+    from pathlib import Path
+
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise InvalidSchedule(f"cannot read schedule file {str(path)!r}: "
+                              f"{error.strerror}") from None
+    except UnicodeDecodeError:
+        raise InvalidSchedule(f"schedule file {str(path)!r} is not UTF-8 text") from None
+    return schedule_from_json(text, dag, f"schedule file {str(path)!r}")
