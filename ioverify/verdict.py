@@ -22,6 +22,8 @@ EVIDENCE_KINDS = (
     "proved-horizon",  # a horizon bound that is itself proved
     "partition-lemma",  # Q >= M (P(2M) - 1), Hong-Kung, horizon-free
     "trivial-bound",  # every input loaded and every output stored
+    "kernel-certification",  # a kernel trace replayed, outputs checked, I/O recounted
+    "symbolic-proof",  # SymPy identity or Z3 arithmetic over a whole parameter region
 )
 
 
@@ -63,12 +65,15 @@ class Verified:
 
 @dataclass(frozen=True)
 class Refuted:
-    """A claimed lower bound fails: ``schedule`` (replayed) costs ``io`` < the claim."""
+    """A claim fails.  For a lower bound: ``schedule`` (replayed) costs ``io`` < ``claim``.
+    For other claims (a kernel, a formula) ``schedule`` is None and ``reason`` says what failed,
+    on evidence that was itself checked."""
 
     schedule: Any
-    io: int
+    io: int | None
     claim: int | None = None
     variant: str = "recompute"
+    reason: str = ""
     status = "refuted"
 
 

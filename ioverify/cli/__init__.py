@@ -17,6 +17,8 @@ from ioverify.errors import EXIT_BAD_INPUT, IOVerifyError
 COMMANDS = (
     "ioverify.cli.dag_cmd",
     "ioverify.cli.replay_cmd",
+    "ioverify.cli.check_cmd",
+    "ioverify.cli.certificate_cmd",
     "ioverify.cli.bench_cmd",
 )
 

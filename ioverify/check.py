@@ -1,0 +1,111 @@
+"""``ioverify check``: run every obligation of a set of claims, merge per claim (worst wins),
+write one certificate per obligation.
+
+Results are identical however they ran (one process, a local pool, or a Dask cluster): each
+obligation is a pure function of its data, the budget and the seed, and results are put back in
+the order the obligations were listed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ioverify.claims import Claim, Obligation
+from ioverify.obligations import Budget, ObligationResult, run
+from ioverify.verdict import Verdict, merge
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    claim: Claim
+    results: tuple[ObligationResult, ...]
+
+    @property
+    def verdict(self) -> Verdict:
+        return merge(r.verdict for r in self.results)
+
+
+def _run_packed(item):
+    obligation_json, budget = item
+    return run(Obligation.from_json(obligation_json), budget)
+
+
+def run_all(obligations: list[Obligation], budget: Budget, jobs: int = 1,
+            scheduler: str | None = None,
+            progress: Callable[[ObligationResult], None] | None = None) -> list[ObligationResult]:
+    """Run obligations serially, on ``jobs`` local processes, or on a Dask cluster; the result
+    list is in the order of ``obligations`` whichever way they ran."""
+    order = sorted(range(len(obligations)), key=lambda i: not obligations[i].heavy)
+    items = [(obligations[i].to_json(), budget) for i in order]
+    if scheduler:
+        results = _run_dask(items, scheduler)
+    elif jobs > 1:
+        results = _run_pool(items, jobs, progress)
+    else:
+        results = []
+        for item in items:
+            results.append(_run_packed(item))
+            if progress:
+                progress(results[-1])
+    by_index = dict(zip(order, results))
+    return [by_index[i] for i in range(len(obligations))]
+
+
+def _run_pool(items, jobs, progress):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")  # no inherited solver state
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        results = []
+        for result in pool.map(_run_packed, items):
+            results.append(result)
+            if progress:
+                progress(result)
+        return results
+
+
+def _run_dask(items, address: str):
+    from ioverify.errors import InvalidArgument
+
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InvalidArgument("--scheduler needs the optional 'distributed' extra: "
+                              "pip install 'ioverify[distributed]'") from None
+    try:
+        client = Client(address, timeout="10s")
+    except OSError as error:
+        raise InvalidArgument(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
+    with client:
+        futures = client.map(_run_packed, items, pure=False)
+        return client.gather(futures)
+
+
+def check_claims(claims: Iterable[Claim], budget: Budget = Budget(), jobs: int = 1,
+                 scheduler: str | None = None, progress=None) -> list[ClaimResult]:
+    claims = list(claims)
+    obligations = [ob for c in claims for ob in c.obligations]
+    results = iter(run_all(obligations, budget, jobs, scheduler, progress))
+    return [ClaimResult(c, tuple(next(results) for _ in c.obligations)) for c in claims]
+
+
+def write_certificates(claim_results: list[ClaimResult], folder: Path, budget: Budget) -> list[Path]:
+    """One sealed certificate per obligation, named after the claim and obligation ids."""
+    import json
+
+    from ioverify.certificate import seal
+    from ioverify.cli.common import write_text
+    from ioverify.serialize import certificate_body
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for cr in claim_results:
+        for i, result in enumerate(cr.results):
+            path = folder / f"{cr.claim.id}--{i:03d}.json"
+            doc = seal(certificate_body(cr.claim, result, budget))
+            write_text(json.dumps(doc, indent=1), str(path))
+            paths.append(path)
+    return paths

@@ -1,0 +1,208 @@
+"""Claims: what a paper (or a user) asserts, on which instances, and which checks apply.
+
+A claim file is a Python module that defines ``CLAIMS``, a list of ``Claim``.  Each claim lists
+``Obligation``s: one check on one instance, as plain JSON-able data, so that obligations can be
+shipped to other processes, written into certificates and re-run.  Running them is
+``ioverify.obligations``; this module only describes and loads.
+
+Obligation kinds (``Obligation.kind``):
+
+    exact-search  pebble a DAG family instance: find the optimum, or confirm/refute a claimed
+                  lower bound (a number, or a bound id evaluated on the instance)
+    partition     Hong-Kung's partition lower bound M (P(2M) - 1) on an instance
+    kernel        certify a traced kernel: legal, correct, I/O equal to its closed form, and
+                  between the lower bounds and the claimed upper bounds
+    symbolic      a proved fact about the bound formulas (ioverify.bounds.facts)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ioverify.errors import InvalidArgument
+
+KINDS = ("exact-search", "partition", "kernel", "symbolic")
+FIRMNESS = ("paper", "summary", "recalled", "derived", "user")
+
+
+@dataclass(frozen=True)
+class Obligation:
+    """One check on one instance.  ``spec`` is JSON-able data interpreted by the runner."""
+
+    claim: str
+    kind: str
+    spec: dict[str, Any]
+    heavy: bool = False  # solver-heavy: marked in pytest, scheduled first in ``check``
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise InvalidArgument(f"obligation of claim {self.claim!r} has unknown kind "
+                                  f"{self.kind!r} (expected one of {', '.join(KINDS)})")
+        json.dumps(self.spec)  # must be JSON-able: fail here, not in a worker
+
+    @property
+    def id(self) -> str:
+        """A readable id such as ``matmul(m=2,k=2,n=2)/M=3/one-shot/exact-search``."""
+        s = self.spec
+        if self.kind == "symbolic":
+            return f"symbolic/{s['fact']}"
+        target = s.get("family") or s.get("kernel")
+        params = ",".join(f"{k}={_short(v)}" for k, v in s.get("params", {}).items())
+        parts = [f"{target}({params})", f"M={s['memory']}"]
+        if self.kind == "exact-search":
+            parts.append(s.get("variant", "recompute"))
+        if s.get("literal_blocks"):
+            parts.append("literal-blocks")
+        return "/".join(parts + [self.kind])
+
+    def to_json(self) -> dict:
+        return {"claim": self.claim, "kind": self.kind, "spec": self.spec, "heavy": self.heavy}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "Obligation":
+        return cls(doc["claim"], doc["kind"], doc["spec"], doc.get("heavy", False))
+
+
+def _short(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_short(v) for v in value) + "]"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim: what is stated, where it comes from, and the obligations that check it."""
+
+    id: str
+    title: str
+    statement: str
+    source: str
+    firmness: str
+    variant: str
+    obligations: tuple[Obligation, ...]
+    bounds: tuple[str, ...] = ()
+    kernels: tuple[str, ...] = ()
+    notes: str = ""
+    origin: str = field(default="", compare=False)  # the file it was loaded from
+
+    def __post_init__(self):
+        if self.firmness not in FIRMNESS:
+            raise InvalidArgument(f"claim {self.id!r}: firmness must be one of "
+                                  f"{', '.join(FIRMNESS)}, got {self.firmness!r}")
+        if not self.obligations:
+            raise InvalidArgument(f"claim {self.id!r} has no obligations: nothing would be "
+                                  f"checked")
+        for ob in self.obligations:
+            if ob.claim != self.id:
+                raise InvalidArgument(f"obligation {ob.id!r} belongs to claim {ob.claim!r}, "
+                                      f"listed under {self.id!r}")
+
+    @property
+    def checks(self) -> tuple[str, ...]:
+        return tuple(k for k in KINDS if any(ob.kind == k for ob in self.obligations))
+
+
+# --- builders used by claim files ---------------------------------------------------------------
+
+def exact_search(claim: str, family: str, params: dict, memory: int, *, variant="recompute",
+                 lower_bound: int | str | None = None, optimum: int | None = None,
+                 heavy: bool = False) -> Obligation:
+    """Pebble ``family(**params)`` with ``memory`` red pebbles.  ``lower_bound`` is a number or a
+    bound id (evaluated on the instance, rounded up); ``optimum`` an expected exact optimum."""
+    spec = {"family": family, "params": params, "memory": memory, "variant": variant}
+    if lower_bound is not None:
+        spec["lower_bound"] = lower_bound
+    if optimum is not None:
+        spec["optimum"] = optimum
+    return Obligation(claim, "exact-search", spec, heavy)
+
+
+def partition(claim: str, family: str, params: dict, memory: int, *,
+              at_most: int | None = None, heavy: bool = False) -> Obligation:
+    """Hong-Kung's bound M (P(2M) - 1) on the instance; ``at_most`` is a known optimum the bound
+    must not exceed (a consistency check between two independent arguments)."""
+    spec = {"family": family, "params": params, "memory": memory}
+    if at_most is not None:
+        spec["at_most"] = at_most
+    return Obligation(claim, "partition", spec, heavy)
+
+
+def kernel(claim: str, name: str, params: dict, memory: int, *, lower_bounds=(),
+           upper_bounds=(), literal_blocks: bool = False, expect_certified: bool = True,
+           heavy: bool = False) -> Obligation:
+    """Certify kernel ``name`` on ``params`` with ``memory`` words: legal, correct, I/O equal to
+    its closed form, at least each lower bound id and at most each upper bound id.  With
+    ``expect_certified=False`` the claim is that certification FAILS (a finding)."""
+    spec = {"kernel": name, "params": params, "memory": memory,
+            "lower_bounds": list(lower_bounds), "upper_bounds": list(upper_bounds),
+            "expect_certified": expect_certified}
+    if literal_blocks:
+        spec["literal_blocks"] = True
+    return Obligation(claim, "kernel", spec, heavy)
+
+
+def symbolic(claim: str, fact: str) -> Obligation:
+    return Obligation(claim, "symbolic", {"fact": fact})
+
+
+# --- loading claim files ------------------------------------------------------------------------
+
+def load_file(path: str | Path) -> list[Claim]:
+    """Import a claim file and return its ``CLAIMS``; errors name the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidArgument(f"claim file {str(path)!r} does not exist")
+    name = f"ioverify_claims_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise InvalidArgument(f"{str(path)!r} is not a Python claim file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except InvalidArgument as error:
+        raise InvalidArgument(f"{path}: {error}") from None
+    except Exception as error:  # a user's file: report its error on one line
+        raise InvalidArgument(f"{path}: cannot load claims: {type(error).__name__}: "
+                              f"{error}") from None
+    claims = getattr(module, "CLAIMS", None)
+    if not isinstance(claims, (list, tuple)) or not all(isinstance(c, Claim) for c in claims):
+        raise InvalidArgument(f"{path}: a claim file must define CLAIMS, a list of Claim")
+    return [_with_origin(c, path) for c in claims]
+
+
+def _with_origin(claim: Claim, path: Path) -> Claim:
+    from dataclasses import replace
+
+    return replace(claim, origin=str(path))
+
+
+def claim_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Expand folders into their claim files (``*.py`` not starting with ``_`` or ``test_``)."""
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(f for f in p.glob("*.py")
+                                if not f.name.startswith(("_", "test_", "conftest"))))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise InvalidArgument(f"no such claim file or folder: {str(p)!r}")
+    return files
+
+
+def load(paths: Iterable[str | Path]) -> list[Claim]:
+    claims: list[Claim] = []
+    seen: dict[str, str] = {}
+    for f in claim_files(paths):
+        for c in load_file(f):
+            if c.id in seen:
+                raise InvalidArgument(f"claim id {c.id!r} defined twice: in {seen[c.id]} and {f}")
+            seen[c.id] = str(f)
+            claims.append(c)
+    return claims

@@ -1,0 +1,79 @@
+"""``ioverify check [PATHS] [--json] [--jobs N] [--budget S] [--seed S]``: the main job."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ioverify.cli.common import positive_float, positive_int, non_negative_int, print_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser("check", help="check claims, write certificates and the docs pages",
+                       description="Run every obligation of the claims in PATHS (default: the "
+                                   "shipped claims), merge verdicts per claim (worst wins), write "
+                                   "one certificate per obligation and regenerate the claim "
+                                   "pages. Exit 0 all verified, 1 something refuted, 3 something "
+                                   "unknown or bounded, 2 bad input.")
+    p.add_argument("paths", nargs="*", help="claim files or folders (default: shipped proofs)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--jobs", "-j", type=positive_int, default=1, help="local processes")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on a Dask cluster (needs the 'distributed' extra)")
+    p.add_argument("--budget", type=positive_float, default=120.0, metavar="SECONDS",
+                   help="time limit per search obligation (default 120)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="solver seed (default 0)")
+    p.add_argument("--certificates", default="certificates", metavar="DIR",
+                   help="where to write certificates (default ./certificates)")
+    p.add_argument("--docs", default="docs/claims", metavar="DIR",
+                   help="where to write the claim pages (default ./docs/claims)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no per-obligation progress")
+    p.set_defaults(handler=_check)
+
+
+def shipped_proofs() -> Path:
+    import proofs
+
+    return Path(proofs.__file__).parent
+
+
+def _progress(result) -> None:
+    print(f"  {result.verdict.status:<10} {result.obligation.id} ({result.seconds:.1f} s)",
+          file=sys.stderr, flush=True)
+
+
+def _check(args) -> int:
+    from ioverify.check import check_claims, write_certificates
+    from ioverify.claims import load
+    from ioverify.obligations import Budget
+    from ioverify.report import write_pages
+    from ioverify.verdict import merge
+
+    claims = load(args.paths or [shipped_proofs()])
+    budget = Budget(timeout=args.budget, seed=args.seed)
+    results = check_claims(claims, budget, args.jobs, args.scheduler,
+                           None if args.quiet or args.json else _progress)
+    certs = write_certificates(results, Path(args.certificates), budget)
+    pages = write_pages(results, Path(args.docs))
+    overall = merge(cr.verdict for cr in results)
+    _print(results, certs, pages, overall, args.json)
+    return {"optimal": 0, "verified": 0, "refuted": 1}.get(overall.status, 3)
+
+
+def _print(results, certs, pages, overall, as_json) -> None:
+    if as_json:
+        print_json({"status": overall.status, "claims": [
+            {"id": cr.claim.id, "status": cr.verdict.status,
+             "obligations": [{"id": r.obligation.id, "status": r.verdict.status,
+                              "seconds": r.seconds} for r in cr.results]}
+            for cr in results], "certificates": [str(c) for c in certs],
+            "pages": [str(p) for p in pages]})
+        return
+    for cr in results:
+        print(f"{cr.verdict.status:<10} {cr.claim.id}: {cr.claim.title}")
+        for r in cr.results:
+            if r.verdict.status not in ("optimal", "verified"):
+                reason = getattr(r.verdict, "reason", "") or ""
+                print(f"    {r.verdict.status:<10} {r.obligation.id} {reason}")
+    print(f"overall: {overall.status}; {len(certs)} certificate(s) written"
+          + (f", {len(pages)} page(s) regenerated" if pages else ""))

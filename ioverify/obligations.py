@@ -1,0 +1,191 @@
+"""Running one obligation: the bridge from claims to the searches, checkers and kernels.
+
+Each runner returns an ``ObligationResult`` whose verdict follows the rules of
+``ioverify.verdict``: a witness is replayed before it is reported (the searches do that), a proof
+names its argument, and anything short of a proof stays ``Unknown`` or ``Bounded``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ioverify.claims import Obligation
+from ioverify.errors import InternalError, InvalidArgument
+from ioverify.verdict import Evidence, Optimal, Refuted, Unknown, Verdict, Verified
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Per-obligation limits: seconds for each search, and the seed every solver uses."""
+
+    timeout: float = 120.0
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ObligationResult:
+    obligation: Obligation
+    verdict: Verdict
+    seconds: float
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def run(obligation: Obligation, budget: Budget = Budget()) -> ObligationResult:
+    start = time.monotonic()
+    verdict, detail = RUNNERS[obligation.kind](obligation.spec, budget)
+    return ObligationResult(obligation, verdict, round(time.monotonic() - start, 3), detail)
+
+
+# --- instances and bounds -----------------------------------------------------------------------
+
+def build_family(spec: dict):
+    from ioverify.dag.registry import FAMILIES
+
+    family = FAMILIES.get(spec["family"])
+    if family is None:
+        raise InvalidArgument(f"unknown DAG family {spec['family']!r} (known: "
+                              f"{', '.join(sorted(FAMILIES))})")
+    return family.build(**spec.get("params", {}))
+
+
+def bound_value(bound_id: str, params: dict, memory: int) -> Fraction | float:
+    """Evaluate bound ``bound_id`` on an instance (its parameters plus M)."""
+    from ioverify.bounds import get
+
+    value = get(bound_id).evaluate(**params, M=memory)
+    try:
+        return Fraction(str(value)) if not isinstance(value, Fraction) else value
+    except ValueError:
+        return float(value)
+
+
+def resolve_lower_bound(spec: dict) -> tuple[int | None, dict]:
+    """The claimed lower bound as the least integer I/O it forbids going under, with its source."""
+    claim = spec.get("lower_bound")
+    if claim is None:
+        return None, {}
+    if isinstance(claim, int):
+        return claim, {"lower_bound_source": "number"}
+    value = bound_value(claim, spec.get("params", {}), spec["memory"])
+    return max(0, math.ceil(value)), {"lower_bound_source": claim,
+                                       "lower_bound_exact": str(value)}
+
+
+# --- runners -------------------------------------------------------------------------------------
+
+def run_exact_search(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
+    from ioverify.search import pebble
+
+    dag = build_family(spec)
+    memory, variant = spec["memory"], spec.get("variant", "recompute")
+    claim, detail = resolve_lower_bound(spec)
+    detail.update(vertices=len(dag), claimed_lower_bound=claim)
+    if "optimum" not in spec:
+        verdict = pebble(dag, memory, variant=variant, claim_lower_bound=claim,
+                         timeout=budget.timeout, seed=budget.seed)
+        return verdict, detail
+    verdict = pebble(dag, memory, variant=variant, timeout=budget.timeout, seed=budget.seed)
+    detail["expected_optimum"] = spec["optimum"]
+    if not isinstance(verdict, Optimal):
+        return verdict, detail
+    return _compare_optimum(verdict, spec["optimum"], claim, variant), detail
+
+
+def _compare_optimum(found: Optimal, expected: int, claim: int | None, variant: str) -> Verdict:
+    """An exact optimum settles both an expected optimum and a claimed lower bound."""
+    if claim is not None and found.io < claim:
+        return Refuted(found.schedule, found.io, claim, variant,
+                       f"a schedule with {found.io} I/O beats the claimed lower bound {claim}")
+    if found.io != expected:
+        schedule = found.schedule if found.io < expected else None
+        return Refuted(schedule, found.io, expected, variant,
+                       f"the optimum is {found.io}, not {expected} ({found.evidence.kind})")
+    return found
+
+
+def run_partition(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
+    from ioverify.partition_search import partition_bound
+
+    dag = build_family(spec)
+    verdict = partition_bound(dag, spec["memory"], timeout=budget.timeout, seed=budget.seed)
+    detail = {"vertices": len(dag)}
+    at_most = spec.get("at_most")
+    if at_most is not None and isinstance(verdict, Verified) and verdict.bound > at_most:
+        raise InternalError(f"partition bound {verdict.bound} exceeds the exact optimum "
+                            f"{at_most} on {spec['family']}{spec['params']} M={spec['memory']}: "
+                            f"one of the two checkers is wrong")
+    return verdict, detail
+
+
+def run_kernel(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
+    from kernels import run_kernel as run_traced
+
+    report = run_traced(spec["kernel"], memory=spec["memory"], seed=budget.seed,
+                        literal_blocks=spec.get("literal_blocks", False), **spec["params"])
+    detail = {"loads": report.loads, "stores": report.stores, "io": report.io,
+              "peak": report.peak, "formula": report.formula, "max_error": report.max_error,
+              "certified": report.certified, "reason": report.reason}
+    if not spec.get("expect_certified", True):
+        return _expect_failure(report, detail)
+    if not report.certified:
+        return Refuted(None, report.io, None, "kernel", f"certification failed: "
+                       f"{report.reason}"), detail
+    if report.io != report.formula:
+        return Refuted(None, report.io, report.formula, "kernel",
+                       f"traced I/O {report.io} differs from the closed form "
+                       f"{report.formula}"), detail
+    return _check_kernel_bounds(spec, report, detail)
+
+
+def _expect_failure(report, detail) -> tuple[Verdict, dict]:
+    """The claim is that certification FAILS (e.g. literal block sizes overflow fast memory)."""
+    if report.certified:
+        return Refuted(None, report.io, None, "kernel", "the kernel was certified, but the "
+                       "claim says certification fails"), detail
+    return Verified(report.io, Evidence("kernel-certification",
+                                        {"failed_as_claimed": report.reason}), "kernel"), detail
+
+
+def _check_kernel_bounds(spec, report, detail) -> tuple[Verdict, dict]:
+    params, memory = spec["params"], spec["memory"]
+    for bound_id in spec.get("lower_bounds", ()):
+        value = bound_value(bound_id, params, memory)
+        detail.setdefault("lower_bounds", {})[bound_id] = str(value)
+        if report.io < value:
+            return Refuted(None, report.io, math.ceil(value), "kernel",
+                           f"certified kernel with {report.io} I/O beats lower bound "
+                           f"{bound_id} = {value}"), detail
+    for bound_id in spec.get("upper_bounds", ()):
+        value = bound_value(bound_id, params, memory)
+        detail.setdefault("upper_bounds", {})[bound_id] = str(value)
+        if report.io > value:
+            return Refuted(None, report.io, math.floor(value), "kernel",
+                           f"traced I/O {report.io} exceeds upper bound {bound_id} = "
+                           f"{value}"), detail
+    return Verified(report.io, Evidence("kernel-certification", {
+        "io": report.io, "formula": report.formula, "max_error": report.max_error}),
+        "kernel"), detail
+
+
+def run_symbolic(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
+    from ioverify.bounds.facts import prove
+
+    result = prove(spec["fact"])
+    detail = {"statement": result.statement, "method": result.method, "detail": result.detail}
+    if result.status == "proved":
+        return Verified(0, Evidence("symbolic-proof", {"method": result.method}), "formula"), detail
+    if result.status == "refuted":
+        return Refuted(None, None, None, "formula", f"refuted: {result.detail}"), detail
+    return Unknown(f"not proved: {result.detail}", variant="formula"), detail
+
+
+RUNNERS = {
+    "exact-search": run_exact_search,
+    "partition": run_partition,
+    "kernel": run_kernel,
+    "symbolic": run_symbolic,
+}

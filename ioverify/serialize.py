@@ -1,0 +1,79 @@
+"""Verdicts and obligation results as JSON (for ``--json`` output and certificates)."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from ioverify.verdict import Evidence, Verdict
+
+# What a verdict relies on beyond what a certificate re-check re-derives, by evidence kind.
+RELIES_ON = {
+    "one-shot-exact-horizon": "Z3 answered unsat for every one-shot schedule under the claimed "
+                              "I/O at the exact one-shot horizon",
+    "chc-invariant": "the inductive invariant returned by Z3's fixed-point engine",
+    "proved-horizon": "the proof of the horizon bound and Z3's unsat answer within it",
+    "partition-lemma": "Z3 answered unsat for every 2M-partition with fewer parts "
+                       "(Hong-Kung Lemma 3.1 turns the part count into the bound)",
+    "symbolic-proof": "the SymPy or Z3 arithmetic proof of the fact",
+}
+
+
+def verdict_json(verdict: Verdict, dag=None) -> dict[str, Any]:
+    """Every field of the verdict, with schedules in the ioverify-schedule format."""
+    out: dict[str, Any] = {"status": verdict.status}
+    for f in fields(verdict):
+        value = getattr(verdict, f.name)
+        if isinstance(value, Evidence):
+            value = value.to_json()
+        elif f.name == "schedule":
+            value = value.to_dict(dag) if value is not None and dag is not None else None
+        out[f.name] = value
+    return out
+
+
+def relies_on(verdict: Verdict) -> list[str]:
+    evidence = getattr(verdict, "evidence", None)
+    if evidence is None or verdict.status not in ("optimal", "verified"):
+        return []
+    reason = RELIES_ON.get(evidence.kind)
+    return [reason] if reason else []
+
+
+def certificate_body(claim, result, budget) -> dict:
+    from ioverify.certificate import tool_versions
+
+    ob, verdict = result.obligation, result.verdict
+    dag = _instance_dag(ob)
+    body = {
+        "claim": {"id": claim.id, "title": claim.title, "statement": claim.statement,
+                  "source": claim.source, "firmness": claim.firmness},
+        "obligation": {"id": ob.id, **ob.to_json()},
+        "verdict": verdict_json(verdict, dag),
+        "seconds": result.seconds,
+        "seed": budget.seed,
+        "detail": result.detail,
+        "relies_on": relies_on(verdict),
+        "tools": tool_versions(),
+    }
+    schedule = body["verdict"].pop("schedule", None)
+    witness = {}
+    if schedule is not None:
+        witness["schedule"] = schedule
+    evidence = body["verdict"].get("evidence") or {}
+    if evidence.get("partition"):
+        witness["partition"] = evidence["partition"]
+    body["witness"] = witness
+    if dag is not None:
+        from ioverify.dag.jsonio import dag_to_dict
+
+        body["instance"] = {"dag": dag_to_dict(dag)}
+    return body
+
+
+def _instance_dag(ob):
+    if ob.kind not in ("exact-search", "partition"):
+        return None
+    from ioverify.obligations import build_family
+
+    return build_family(ob.spec)
