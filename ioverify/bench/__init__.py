@@ -3,4 +3,5 @@
 
 SUITES = {
     "replay": "ioverify.bench.replay",
+    "families": "ioverify.bench.families",
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ioverify.dag import families
+from ioverify.dag import attention, families
 
 
 @dataclass(frozen=True)
@@ -48,3 +48,21 @@ register(Family("pyramid", families.pyramid, (Param("height", help="levels above
 register(Family("binary-tree", families.binary_tree,
                 (Param("leaves", help="number of leaves, a power of two"),),
                 "A complete binary reduction tree."))
+
+N, D = Param("n", help="sequence length"), Param("d", help="head dimension")
+MASK = (Param("mask", str, "causal", "which n-by-n mask of allowed (query, key) pairs",
+              attention.MASK_KINDS),
+        Param("density", float, 0.5, "random mask: probability of each off-diagonal pair"),
+        Param("seed", attention.non_negative_int, 0, "random mask: the seed"))
+register(Family("attention-forward", attention.attention_forward, (N, D, SUMMATION),
+                "Saha-Ye attention forward: S = QK^T, A = exp(S), row sums, AV, O = AV / l."))
+register(Family("attention-backward", attention.attention_backward, (N, D, SUMMATION),
+                "FlashAttention backward: S, P = exp(S - L) recomputed; dV, dP, D, dS, dQ, dK."))
+register(Family("sparse-forward", attention.sparse_forward_named, (N, D, *MASK, SUMMATION),
+                "Attention forward on the allowed (query, key) pairs of a mask."))
+register(Family("sparse-backward", attention.sparse_backward_named, (N, D, *MASK, SUMMATION),
+                "Attention backward on the allowed (query, key) pairs of a mask."))
+register(Family("approximate-attention", attention.approximate_attention,
+                (N, D, Param("degree", help="total degree g of the polynomial features"),
+                 SUMMATION),
+                "The polynomial method: T = diag(U1 (U2^T 1))^-1 U1 (U2^T V), no n x n part."))
