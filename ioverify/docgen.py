@@ -1,0 +1,95 @@
+"""Reference pages generated from the code itself: the CLI (from argparse) and the Python API
+(from signatures and docstrings).  A test fails when the committed pages differ from these, so the
+reference cannot drift.  Regenerate with ``python -m ioverify.docgen``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+from pathlib import Path
+
+API_MODULES = (
+    "ioverify.dag", "ioverify.game", "ioverify.game.exhaustive", "ioverify.verdict",
+    "ioverify.partition", "ioverify.partition_search", "ioverify.search", "ioverify.bounds",
+    "ioverify.trace", "kernels", "ioverify.claims", "ioverify.obligations", "ioverify.check",
+    "ioverify.certificate", "ioverify.strategies",
+)
+
+
+def _subparsers(parser: argparse.ArgumentParser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            yield from action.choices.items()
+
+
+def _walk(parser, prefix):
+    yield prefix, parser
+    for name, sub in _subparsers(parser):
+        yield from _walk(sub, f"{prefix} {name}")
+
+
+def cli_page() -> str:
+    from ioverify.cli import build_parser
+
+    parser = build_parser()
+    lines = ["# Command line", "", "Generated from the argument parsers; every command's `--help` "
+             "says the same.", ""]
+    for prefix, sub in _walk(parser, "ioverify"):
+        sub.prog = prefix
+        sub.formatter_class = lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=96)
+        lines += [f"## `{prefix}`", "", "```text", sub.format_help().rstrip(), "```", ""]
+    return "\n".join(lines)
+
+
+def _doc(obj) -> str:
+    doc = inspect.getdoc(obj) or ""
+    return doc.split("\n\n")[0].replace("\n", " ")
+
+
+def _public(module):
+    names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+    for name in names:
+        obj = getattr(module, name, None)
+        if (inspect.isfunction(obj) or inspect.isclass(obj)) and \
+                getattr(obj, "__module__", "").startswith(module.__name__.split(".")[0]):
+            yield name, obj
+
+
+def api_page() -> str:
+    lines = ["# Python API", "", "Generated from signatures and docstrings "
+             "(`python -m ioverify.docgen`).", ""]
+    for name in API_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        lines += [f"## `{name}`", "", _doc(module), ""]
+        for attr, obj in _public(module):
+            try:
+                signature = str(inspect.signature(obj))
+            except (TypeError, ValueError):
+                signature = "(...)"
+            kind = "class" if inspect.isclass(obj) else "def"
+            lines += [f"- `{kind} {attr}{signature}`" + (f": {_doc(obj)}" if _doc(obj) else "")]
+        lines.append("")
+    return "\n".join(lines)
+
+
+PAGES = {"reference/cli.md": cli_page, "reference/api.md": api_page}
+
+
+def write(docs: Path = Path("docs")) -> list[Path]:
+    written = []
+    for rel, render in PAGES.items():
+        path = docs / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render())
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for p in write():
+        print(p)

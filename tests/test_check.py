@@ -1,0 +1,155 @@
+"""``ioverify check`` end to end on a user's own claim file, certificates and their re-check."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ioverify.cli import main
+
+CLAIM_FILE = '''
+from ioverify.claims import Claim, exact_search
+
+CLAIMS = [Claim(
+    id="{id}", title="Pyramid of height 3", statement="{statement}",
+    source="a user's belief", firmness="user", variant="recompute",
+    obligations=tuple(exact_search("{id}", "pyramid", {{"height": 3}}, memory, **kw)
+                      for memory, kw in {grid}),
+)]
+'''
+
+
+def write_claim(folder: Path, claim_id: str, grid: str, statement="A pebbling bound.") -> Path:
+    path = folder / f"{claim_id.replace('-', '_')}.py"
+    path.write_text(CLAIM_FILE.format(id=claim_id, grid=grid, statement=statement))
+    return path
+
+
+def run_check(tmp_path, *args):
+    return main(["check", *map(str, args), "--certificates", str(tmp_path / "certs"),
+                 "--docs", str(tmp_path / "pages"), "--quiet"])
+
+
+def test_true_claim_is_verified_with_certificates_and_pages(tmp_path, capsys):
+    path = write_claim(tmp_path, "pyramid-optima",
+                       '[(3, {"optimum": 11}), (4, {"optimum": 7}), (5, {"lower_bound": 5})]')
+    assert run_check(tmp_path, path) == 0
+    out = capsys.readouterr().out
+    assert "overall: optimal" in out or "overall: verified" in out
+    certs = sorted((tmp_path / "certs").glob("*.json"))
+    assert len(certs) == 3
+    page = (tmp_path / "pages" / "pyramid-optima.md").read_text()
+    assert "Pyramid of height 3" in page and "pyramid(height=3)/M=3" in page
+    assert main(["certificate", "check", *map(str, certs)]) == 0
+
+
+def test_false_claim_is_refuted_with_a_replayable_schedule(tmp_path, capsys):
+    path = write_claim(tmp_path, "pyramid-too-strong", '[(3, {"lower_bound": 12})]')
+    assert run_check(tmp_path, path) == 1
+    (cert,) = (tmp_path / "certs").glob("*.json")
+    doc = json.loads(cert.read_text())
+    assert doc["verdict"]["status"] == "refuted"
+    assert doc["verdict"]["io"] == 11 and doc["witness"]["schedule"]["moves"]
+    capsys.readouterr()
+    assert main(["certificate", "check", str(cert)]) == 0
+    assert "witness schedule replayed: 11 I/O" in capsys.readouterr().out
+
+
+def _certificate(tmp_path) -> Path:
+    path = write_claim(tmp_path, "pyramid-m3", '[(3, {"optimum": 11})]')
+    assert run_check(tmp_path, path) == 0
+    (cert,) = (tmp_path / "certs").glob("*.json")
+    return cert
+
+
+def _reseal(doc):
+    from ioverify.certificate import seal
+
+    return seal({k: v for k, v in doc.items() if k not in ("digest", "format", "version")})
+
+
+@pytest.mark.parametrize("tamper", ["edit-io", "edit-io-resealed", "drop-move-resealed",
+                                    "swap-dag-resealed"])
+def test_tampered_certificate_is_rejected(tmp_path, capsys, tamper):
+    cert = _certificate(tmp_path)
+    doc = json.loads(cert.read_text())
+    if tamper.startswith("edit-io"):
+        doc["verdict"]["io"] = 10
+    elif tamper == "drop-move-resealed":
+        doc["witness"]["schedule"]["moves"].pop()
+    else:
+        doc["instance"]["dag"]["edges"].pop()
+    if tamper.endswith("resealed"):
+        doc = _reseal(doc)
+    cert.write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["certificate", "check", str(cert)]) == 1
+    assert "rejected" in capsys.readouterr().out
+
+
+def test_misversioned_certificate_is_bad_input(tmp_path, capsys):
+    cert = _certificate(tmp_path)
+    doc = json.loads(cert.read_text())
+    doc["version"] = 99
+    cert.write_text(json.dumps(doc))
+    assert main(["certificate", "check", str(cert)]) == 2
+    assert "version 99" in capsys.readouterr().err
+
+
+def test_certificate_check_does_not_import_z3(tmp_path):
+    cert = _certificate(tmp_path)
+    code = textwrap.dedent(f"""
+        import sys
+        sys.modules["z3"] = None  # any import of z3 now fails
+        from ioverify.cli import main
+        sys.exit(main(["certificate", "check", {str(cert)!r}]))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_bad_claim_file_is_one_line_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.py"
+    bad.write_text("CLAIMS = 3\n")
+    assert run_check(tmp_path, bad) == 2
+    err = capsys.readouterr().err.strip()
+    assert "CLAIMS" in err and len(err.splitlines()) == 1
+    assert run_check(tmp_path, tmp_path / "missing.py") == 2
+
+
+def _strip_seconds(obj):
+    if isinstance(obj, dict):
+        return {k: _strip_seconds(v) for k, v in obj.items() if k not in ("seconds", "digest")}
+    if isinstance(obj, list):
+        return [_strip_seconds(v) for v in obj]
+    return obj
+
+
+def _results(tmp_path, claim, *extra):
+    out = tmp_path / "out"
+    assert main(["check", str(claim), "--certificates", str(out), "--docs", str(out / "p"),
+                 "--quiet", *extra]) == 0
+    return {p.name: _strip_seconds(json.loads(p.read_text())) for p in sorted(out.glob("*.json"))}
+
+
+def test_jobs_give_identical_results(tmp_path):
+    claim = write_claim(tmp_path, "pyramid-grid", '[(m, {"lower_bound": 5}) for m in (3, 4, 5)]')
+    serial = _results(tmp_path / "a", claim)
+    parallel = _results(tmp_path / "b", claim, "--jobs", "2")
+    assert serial == parallel and len(serial) == 3
+
+
+@pytest.mark.slow
+def test_dask_cluster_gives_identical_results(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    claim = write_claim(tmp_path, "pyramid-grid", '[(m, {"lower_bound": 5}) for m in (3, 4)]')
+    serial = _results(tmp_path / "a", claim)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote = _results(tmp_path / "b", claim, "--scheduler", cluster.scheduler_address)
+    assert serial == remote
