@@ -3,5 +3,7 @@
 
 SUITES = {
     "replay": "ioverify.bench.replay",
+    "partition": "ioverify.bench.partition",
+    "kernels": "ioverify.bench.kernels",
     "families": "ioverify.bench.families",
 }

@@ -1,0 +1,225 @@
+"""Traced kernels: tracing and certification speed, tiled matmul against its bound, attention
+kernels against THEORY.md's explicit lower bounds over an M sweep, and the crossover where
+square tiling beats FlashAttention.  Timings are wall-clock on a shared machine."""
+
+from __future__ import annotations
+
+import math
+import platform
+import time
+
+import numpy as np
+
+from ioverify.errors import InternalError, InvalidArgument
+
+
+def run(quick: bool = False) -> int:
+    print(f"machine: {platform.machine()} {platform.python_implementation()} "
+          f"{platform.python_version()}, numpy {np.__version__}")
+    ok = flash_speed(1024 if quick else 4096, 64, 16384)
+    ok &= matmul_ratio(248 if quick else 496, 1024)
+    attention_sweep(1024, 64, quick)
+    crossover(1024, 64)
+    rectangular_fa2(1024, 64)
+    return 0 if ok else 1
+
+
+# --- 1. tracing cost ---------------------------------------------------------------------------
+
+def flash_speed(n: int, d: int, memory: int) -> bool:
+    """FlashAttention-2 forward traced + certified, and the same loop nest in plain NumPy."""
+    from ioverify.trace.certify import certify
+    from ioverify.trace.memory import TracedMemory
+    from kernels import plan
+    from kernels.base import declare, random_inputs
+
+    spec, sizes, blocks = plan("flash-forward-v2", memory=memory, n=n, d=d)
+    x = random_inputs(spec, sizes, [0, 0])
+    plain = min(_timed(lambda: fa2_plain(x, blocks["block_r"], blocks["block_c"]))
+                for _ in range(2))
+    start = time.perf_counter()
+    mem = TracedMemory(memory)
+    spec.run(mem, declare(mem, spec, sizes, x), sizes, blocks)
+    traced = time.perf_counter() - start
+    outputs = {k: mem.read(k) for k in spec.outputs(sizes)}
+    start = time.perf_counter()
+    cert = certify(mem.trace, x, outputs, spec.reference, spec.tolerance,
+                   probe_inputs=random_inputs(spec, sizes, [0, 1]))
+    certified = time.perf_counter() - start
+    same = np.array_equal(outputs["O"], fa2_plain(x, blocks["block_r"], blocks["block_c"])[0])
+    total = traced + certified
+    print(f"\nFlashAttention-2 forward n={n} d={d} M={memory} blocks {blocks}: "
+          f"{len(mem.trace.records)} records, I/O {cert.io}, peak {cert.peak}")
+    print(f"  plain NumPy {plain:.2f} s | traced {traced:.2f} s ({traced / plain:.2f}x) | "
+          f"certify (2 replays + references) {certified:.2f} s | traced+certified {total:.2f} s"
+          f" | certified {cert.certified} | same O as plain {same}")
+    print(f"  targets: traced+certified <= 60 s: {total <= 60}; tracing <= 2x plain: "
+          f"{traced <= 2 * plain}")
+    return cert.certified and same
+
+
+def _timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def fa2_plain(x: dict, br: int, bc: int):
+    """The loop nest of kernels.flash_forward_v2, written with plain NumPy on slices."""
+    q_all, k_all, v_all = x["Q"], x["K"], x["V"]
+    n = q_all.shape[0]
+    out, lse = np.empty_like(q_all), np.empty((n, 1))
+    for r0 in range(0, n, br):
+        q = q_all[r0:r0 + br]
+        o = m = l = None
+        for c0 in range(0, n, bc):
+            s = q @ k_all[c0:c0 + bc].T
+            mx = s.max(axis=1, keepdims=True)
+            if m is None:
+                m = mx
+                s -= m
+                np.exp(s, out=s)
+                l = s.sum(axis=1, keepdims=True)
+            else:
+                np.maximum(mx, m, out=mx)
+                m -= mx
+                np.exp(m, out=m)
+                l *= m
+                o *= m
+                m = mx
+                s -= m
+                np.exp(s, out=s)
+                l += s.sum(axis=1, keepdims=True)
+            if o is None:
+                o = s @ v_all[c0:c0 + bc]
+            else:
+                o += s @ v_all[c0:c0 + bc]
+        o /= l
+        out[r0:r0 + br] = o
+        lse[r0:r0 + br] = np.log(l) + m
+    return out, lse
+
+
+# --- 2. tiled matmul ---------------------------------------------------------------------------
+
+def matmul_ratio(side: int, memory: int) -> bool:
+    """Traced I/O of the tiled matmul against the COSMA bound 2mnk/sqrt(M) + mn."""
+    from kernels import KERNELS, run_kernel
+    from kernels.matmul_tiled import count, plan
+
+    report = run_kernel("matmul-tiled", memory=memory, m=side, k=side, n=side)
+    bound = 2 * side**3 / math.sqrt(memory) + side**2
+    print(f"\nTiled matmul m=n=k={side}, M={memory}: tile {report.blocks}, traced I/O {report.io} "
+          f"(closed form {report.formula}), certified {report.certified}, "
+          f"{report.seconds:.1f} s")
+    print(f"  bound 2mnk/sqrt(M)+mn = {bound:.0f}; ratio {report.io / bound:.4f} "
+          f"(target <= 1.05: {report.io / bound <= 1.05})")
+    big = plan(KERNELS["matmul-tiled"], {"m": 1024, "k": 1024, "n": 1024}, memory, False)
+    io = count(1024, 1024, 1024, big["a"], big["b"])
+    print(f"  closed form at m=n=k=1024 (not traced): tile {big}, I/O {io}, ratio "
+          f"{io / (2 * 1024**3 / math.sqrt(memory) + 1024**2):.4f}")
+    return report.certified and report.io / bound <= 1.05
+
+
+# --- 3. attention kernels against the explicit lower bounds ------------------------------------
+
+ATTENTION = ("attention-standard", "flash-forward-v1", "flash-forward-v2",
+             "square-tiling-forward")
+
+
+def lower_bounds(n: int, d: int, memory: int) -> tuple:
+    """THEORY.md section 4 [derived]: n^2 d^2/(M + 4d^2) - M and n^2 d/(2 sqrt M) - n^2."""
+    return (n * n * d * d / (memory + 4 * d * d) - memory,
+            n * n * d / (2 * math.sqrt(memory)) - n * n)
+
+
+def attention_io(name: str, n: int, d: int, memory: int, trace_limit: int) -> tuple:
+    """(I/O, how): traced by a dry run when the loop nest is small enough, else the closed form
+    (equal to the trace on every tested size)."""
+    from ioverify.bounds.kernel_counts import evaluate
+    from kernels import count_only, plan
+
+    spec, sizes, blocks = plan(name, memory=memory, n=n, d=d)
+    steps = math.prod(math.ceil(n / b) for b in blocks.values())
+    if name == "square-tiling-forward":
+        steps *= math.ceil(d / blocks["block"]) * math.ceil(n / blocks["block"])
+    if name == "attention-standard":
+        steps *= math.ceil(n / blocks["block"])
+    formula = evaluate(spec.count, sizes, blocks)
+    if steps > trace_limit:
+        return formula, "formula", blocks
+    loads, stores, _, _ = count_only(name, memory=memory, n=n, d=d)
+    if loads + stores != formula:
+        raise InternalError(f"{name} at n={n}, d={d}, M={memory}: traced I/O {loads + stores} "
+                            f"differs from the closed form {formula}")
+    return formula, "traced", blocks
+
+
+def attention_sweep(n: int, d: int, quick: bool) -> None:
+    print(f"\nAttention I/O / lower bounds, n={n}, d={d} (LB1 = n^2d^2/(M+4d^2) - M, "
+          f"LB2 = n^2d/(2sqrt M) - n^2; '-' where a bound is not positive)")
+    print(f"{'M':>6} {'kernel':<22} {'blocks':<28} {'I/O':>12} {'/LB1':>8} {'/LB2':>8} how")
+    memory = 4 * d
+    while memory <= n * d:
+        lb1, lb2 = lower_bounds(n, d, memory)
+        for name in ATTENTION:
+            try:
+                io, how, blocks = attention_io(name, n, d, memory, 3_000 if quick else 60_000)
+            except InvalidArgument as error:
+                print(f"{memory:>6} {name:<22} does not fit: {error}")
+                continue
+            r1 = f"{io / lb1:8.2f}" if lb1 > 0 else f"{'-':>8}"
+            r2 = f"{io / lb2:8.2f}" if lb2 > 0 else f"{'-':>8}"
+            shown = ",".join(f"{k}={v}" for k, v in blocks.items())
+            print(f"{memory:>6} {name:<22} {shown:<28} {io:>12} {r1} {r2} {how}")
+        memory *= 2
+
+
+def crossover(n: int, d: int) -> None:
+    """Where square tiling (largest fitting B) has less I/O than FlashAttention (both versions,
+    largest fitting blocks), scanning every M = 4d .. 4d^2 in steps of d (closed forms with
+    planned blocks)."""
+    from ioverify.bounds.kernel_counts import evaluate
+    from kernels import plan
+
+    def io(name, memory):
+        try:
+            spec, sizes, blocks = plan(name, memory=memory, n=n, d=d)
+        except InvalidArgument:
+            return math.inf
+        return evaluate(spec.count, sizes, blocks)
+
+    wins = {"flash-forward-v1": [], "flash-forward-v2": []}
+    for memory in range(4 * d, 4 * d * d + 1, d):
+        sq = io("square-tiling-forward", memory)
+        for fa in wins:
+            if sq < io(fa, memory):
+                wins[fa].append(memory)
+    print(f"\nCrossover, n={n}, d={d}, M = {4 * d}..{4 * d * d} step {d}:")
+    for fa, ms in wins.items():
+        if ms:
+            print(f"  square tiling beats {fa} at {len(ms)} of the M scanned, from M={ms[0]} to "
+                  f"M={ms[-1]} (d^2 = {d * d}; M/d^2 = {ms[-1] / (d * d):.2f})")
+        else:
+            print(f"  square tiling never beats {fa} in this range")
+
+
+def rectangular_fa2(n: int, d: int) -> None:
+    """FA2's I/O depends on B_r only, so B_c = 1 with the largest fitting B_r is the I/O-least
+    choice for its loop nest (far more records to trace); closed forms with planned blocks."""
+    from ioverify.bounds.kernel_counts import evaluate
+    from kernels import KERNELS, plan
+    from kernels.base import dry_peak, largest_fitting
+
+    spec = KERNELS["flash-forward-v2"]
+    sizes = {"n": n, "d": d}
+    print(f"\nFlashAttention-2, n={n}, d={d}: square blocks (default) vs B_c = 1 (I/O-least):")
+    print(f"{'M':>6} {'B (square)':>10} {'I/O':>10} {'B_r (B_c=1)':>12} {'I/O':>10} {'ratio':>6}")
+    for memory in (1024, 4096, 16384, 65536):
+        _, _, square = plan("flash-forward-v2", memory=memory, **sizes)
+        io_sq = evaluate(spec.count, sizes, square)
+        br = largest_fitting(lambda b: dry_peak(spec, sizes, memory,
+                                                {"block_r": b, "block_c": 1}) <= memory, n)
+        io_rect = evaluate(spec.count, sizes, {"block_r": br, "block_c": 1})
+        print(f"{memory:>6} {square['block_r']:>10} {io_sq:>10} {br:>12} {io_rect:>10} "
+              f"{io_sq / io_rect:>6.2f}")

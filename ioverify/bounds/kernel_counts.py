@@ -1,0 +1,59 @@
+"""Closed-form I/O counts of the traced kernels (SymPy), exact for every size, uneven included.
+
+Each count is derived from its kernel's loop nest (see the kernel modules' docstrings) and is
+checked against the traced count on a grid by the tests: a mismatch is a bug.  Blocks of side B
+over a dimension of length x are ceil(x/B) blocks whose lengths sum to x, which is why the counts
+need only ceilings.  ``THEORY_COUNTS`` keeps THEORY.md's [derived] forms (exact divisions) for
+comparison.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+n, d, m, k = sp.symbols("n d m k", positive=True, integer=True)
+B, B_r, B_c, a, b = sp.symbols("B B_r B_c a b", positive=True, integer=True)
+
+_ceil = sp.ceiling
+
+KERNEL_COUNTS = {
+    "attention-standard": 2 * n * d + 2 * _ceil(n / B) * n * d + 5 * n**2,
+    "flash-forward-v1": 2 * n * d + _ceil(n / B_c) * (3 * n * d + 4 * n) - (n * d + 2 * n),
+    "flash-forward-v2": 2 * n * d + 2 * n * d * _ceil(n / B_r) + n,
+    "square-tiling-forward": (3 * _ceil(n / B) * n * d + _ceil(d / B) * n**2 + n**2 + n * d
+                              + 2 * n),
+    "matmul-tiled": k * (m * _ceil(n / b) + n * _ceil(m / a)) + m * n,
+}
+
+# THEORY.md sections 3, 4 and 6, valid when the blocks divide the sizes.
+THEORY_COUNTS = {
+    "flash-forward-v1": 2 * n * d + (n / B_c) * (3 * n * d + 4 * n),
+    "flash-forward-v2": 2 * n * d + 2 * n * d * (n / B_r) + n,
+    "square-tiling-forward": 4 * n**2 * d / B + n**2 + n * d + 2 * n,
+    "matmul-tiled": m * n * k * (1 / a + 1 / b) + m * n,
+}
+
+# Kernel block names -> symbols of the formulas.
+BLOCK_SYMBOLS = {"block": B, "block_r": B_r, "block_c": B_c, "a": a, "b": b}
+SIZE_SYMBOLS = {"n": n, "d": d, "m": m, "k": k}
+
+
+def formula(name: str) -> sp.Expr:
+    """The closed-form I/O count of kernel ``name``."""
+    from ioverify.errors import InvalidArgument
+
+    try:
+        return KERNEL_COUNTS[name]
+    except KeyError:
+        raise InvalidArgument(f"no closed-form count for kernel {name!r}") from None
+
+
+def evaluate(name: str, sizes: dict, blocks: dict) -> int:
+    """The count at the given sizes and block sizes, as an exact integer."""
+    expr = formula(name)
+    values = {SIZE_SYMBOLS[key]: v for key, v in sizes.items() if key in SIZE_SYMBOLS}
+    values.update({BLOCK_SYMBOLS[key]: v for key, v in blocks.items() if key in BLOCK_SYMBOLS})
+    value = expr.subs(values)
+    if not value.is_Integer:
+        raise ValueError(f"count of {name!r} did not evaluate to an integer: {value}")
+    return int(value)

@@ -1,0 +1,128 @@
+"""Reference tiled kernels on the traced two-level memory, and their registry.
+
+``KERNELS`` maps a kernel's name to its ``KernelSpec``; it is built from ``KERNEL_MODULES``, so
+adding a kernel is adding one module (defining ``SPEC``) and one line there.
+``run_kernel`` parses the sizes, plans the blocks from M, runs the kernel on a traced memory,
+certifies the trace by replay (``ioverify.trace.certify``) and compares the I/O with the
+closed form (``ioverify.bounds.kernel_counts``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+
+from ioverify.errors import InternalError, InvalidArgument
+
+KERNEL_MODULES = (
+    "kernels.attention_standard",
+    "kernels.flash_forward_v1",
+    "kernels.flash_forward_v2",
+    "kernels.square_tiling_forward",
+    "kernels.matmul_tiled",
+)
+
+KERNELS = {spec.name: spec for spec in
+           (importlib.import_module(module).SPEC for module in KERNEL_MODULES)}
+
+
+@dataclass(frozen=True)
+class KernelReport:
+    """What one traced, certified run of a kernel found."""
+
+    name: str
+    memory: int
+    sizes: dict
+    blocks: dict
+    loads: int
+    stores: int
+    peak: int
+    formula: int
+    formula_expr: object
+    max_error: float
+    certified: bool
+    reason: str
+    records: int = 0
+    seconds: float = 0.0
+    trace: object = field(default=None, repr=False, compare=False)
+
+    @property
+    def io(self) -> int:
+        return self.loads + self.stores
+
+    def to_json(self) -> dict:
+        return {"kernel": self.name, "memory": self.memory, "sizes": self.sizes,
+                "blocks": self.blocks, "loads": self.loads, "stores": self.stores, "io": self.io,
+                "peak": self.peak, "formula": self.formula, "formula_expr": str(self.formula_expr),
+                "max_error": self.max_error, "certified": self.certified, "reason": self.reason,
+                "records": self.records, "seconds": round(self.seconds, 3)}
+
+
+def get(name: str):
+    try:
+        return KERNELS[name]
+    except KeyError:
+        raise InvalidArgument(f"unknown kernel {name!r} (known: {', '.join(KERNELS)})") from None
+
+
+def check_memory(memory) -> int:
+    if isinstance(memory, bool) or not isinstance(memory, int) or memory < 1:
+        raise InvalidArgument(f"memory M must be a positive integer, got {memory!r}")
+    return memory
+
+
+def plan(name: str, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
+    """Parse and plan: (spec, sizes, blocks); ``blocks=`` overrides the planner."""
+    from kernels.base import check_sizes
+
+    spec = get(name)
+    check_memory(memory)
+    given = sizes.pop("blocks", None)
+    parsed = check_sizes(spec, sizes)
+    blocks = dict(given) if given else spec.plan(spec, parsed, memory, literal_blocks)
+    return spec, parsed, blocks
+
+
+def run_kernel(name: str, *, memory: int, seed: int = 0, literal_blocks: bool = False,
+               **sizes) -> KernelReport:
+    """Run kernel ``name`` on a traced memory of ``memory`` words, certify its trace, and count.
+    Raises InvalidArgument on bad sizes or an M too small for any block; InternalError if a
+    certified trace's I/O differs from the closed form (a wrong formula is a bug)."""
+    from ioverify.bounds.kernel_counts import evaluate, formula
+    from ioverify.trace.certify import certify
+    from ioverify.trace.memory import TracedMemory
+    from kernels.base import declare, random_inputs, reference_for
+
+    spec, parsed, blocks = plan(name, memory=memory, literal_blocks=literal_blocks, **sizes)
+    start = time.perf_counter()
+    inputs = random_inputs(spec, parsed, [seed, 0])
+    mem = TracedMemory(memory)
+    spec.run(mem, declare(mem, spec, parsed, inputs), parsed, blocks)
+    outputs = {key: mem.read(key) for key in spec.outputs(parsed)}
+    probe = random_inputs(spec, parsed, [seed, 1])
+    cert = certify(mem.trace, inputs, outputs, reference_for(spec, parsed, blocks),
+                   spec.tolerance, probe_inputs=probe)
+    expected = evaluate(spec.count, parsed, blocks)
+    if cert.certified and cert.io != expected:
+        raise InternalError(f"kernel {name!r} at {parsed}, blocks {blocks}: traced I/O {cert.io} "
+                            f"differs from the closed form {expected}")
+    trace = mem.trace
+    return KernelReport(name, memory, parsed, blocks, trace.loads, trace.stores, trace.peak,
+                        expected, formula(spec.count), cert.max_error, cert.certified,
+                        cert.reason, len(trace.records), time.perf_counter() - start, trace)
+
+
+def count_only(name: str, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
+    """Dry run (shapes only, no arithmetic): (loads, stores, peak, blocks).  For sizes too large
+    to compute; the counts do not depend on the data."""
+    from ioverify.trace.memory import TracedMemory
+    from kernels.base import declare
+
+    spec, parsed, blocks = plan(name, memory=memory, literal_blocks=literal_blocks, **sizes)
+    mem = TracedMemory(memory, execute=False)
+    spec.run(mem, declare(mem, spec, parsed, None), parsed, blocks)
+    return mem.trace.loads, mem.trace.stores, mem.trace.peak, blocks
+
+
+__all__ = ["KERNELS", "KERNEL_MODULES", "KernelReport", "count_only", "get", "plan", "run_kernel"]

@@ -1,0 +1,93 @@
+"""FlashAttention-2 forward (Dao, arXiv 2307.08691, Algorithm 1): outer loop over Q blocks.
+
+For each row block Q_i (B_r rows) the output O_i, row max m_i and row sum l_i stay in fast
+memory while K_j, V_j (B_c rows) stream by; O_i is rescaled online and divided by l_i once at
+the end; the logsumexp L_i = m_i + log l_i is stored.  No 1/sqrt(d) scale (THEORY.md section 4).
+I/O: Q once, K and V once per row block, O and L once:
+    2nd + 2nd * ceil(n / B_r) + n        (THEORY.md section 6, exact for any n)
+"""
+
+from __future__ import annotations
+
+from kernels.base import (KernelSpec, attention_arrays, attention_scale, blocks, ceil_div,
+                          softmax_reference, square_plan)
+
+
+def run(mem, a: dict, sizes: dict, blk: dict) -> None:
+    n, d = sizes["n"], sizes["d"]
+    for r0, r in blocks(n, blk["block_r"]):
+        q = mem.load(a["Q"], (r0, r0 + r), (0, d))
+        o = m = l = None
+        for c0, c in blocks(n, blk["block_c"]):
+            k = mem.load(a["K"], (c0, c0 + c), (0, d))
+            s = mem.matmul(q, k, trans_b=True)
+            mem.free(k)
+            mx = mem.rowmax(s)
+            if m is None:
+                m = mx
+                mem.sub(s, m, out=s)
+                mem.exp(s, out=s)
+                l = mem.rowsum(s)
+            else:
+                m, l = _rescale(mem, s, mx, m, l, o)
+            v = mem.load(a["V"], (c0, c0 + c), (0, d))
+            if o is None:
+                o = mem.matmul(s, v)
+            else:
+                mem.matmul(s, v, out=o, accumulate=True)
+            mem.free(v)
+            mem.free(s)
+        _finish(mem, a, r0, q, o, m, l)
+
+
+def _rescale(mem, s, mx, m, l, o):
+    """Online softmax step: m_new = max(m, rowmax S); alpha = exp(m - m_new) rescales l and O;
+    S becomes exp(S - m_new) and its row sums join l."""
+    mem.maximum(mx, m, out=mx)
+    mem.sub(m, mx, out=m)
+    mem.exp(m, out=m)
+    mem.mul(l, m, out=l)
+    mem.mul(o, m, out=o)
+    mem.free(m)
+    mem.sub(s, mx, out=s)
+    mem.exp(s, out=s)
+    mem.rowsum(s, out=l, accumulate=True)
+    return mx, l
+
+
+def _finish(mem, a, r0, q, o, m, l) -> None:
+    """O_i / l_i and L_i = m_i + log l_i, stored once."""
+    mem.div(o, l, out=o)
+    mem.store(o, a["O"], r0, 0)
+    mem.free(o)
+    mem.log(l, out=l)
+    mem.add(l, m, out=l)
+    mem.store(l, a["L"], r0, 0)
+    for t in (l, m, q):
+        mem.free(t)
+
+
+def _literal(sizes: dict, memory: int) -> dict:
+    """The paper's sizes: B_c = ceil(M / 4d), B_r = min(B_c, d)."""
+    bc = ceil_div(memory, 4 * sizes["d"])
+    return {"block_r": min(bc, sizes["d"]), "block_c": bc}
+
+
+def _dry_sizes(sizes: dict, blk: dict) -> dict:
+    return {"n": min(sizes["n"], 2 * max(blk.values())), "d": sizes["d"]}
+
+
+SPEC = KernelSpec(
+    name="flash-forward-v2",
+    summary="FlashAttention-2 forward: outer loop over Q blocks, logsumexp stored",
+    sizes=("n", "d"),
+    inputs=attention_arrays,
+    outputs=lambda s: {"O": (s["n"], s["d"]), "L": (s["n"], 1)},
+    scratch=lambda s: {},
+    run=run,
+    reference=lambda x: {k: v for k, v in softmax_reference(x).items() if k in ("O", "L")},
+    plan=square_plan(("block_r", "block_c"), lambda s: s["n"], _literal),
+    dry_sizes=_dry_sizes,
+    count="flash-forward-v2",
+    input_scale=attention_scale,
+)

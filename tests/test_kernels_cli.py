@@ -1,0 +1,52 @@
+"""``ioverify kernel``: output, JSON fields and exit codes."""
+
+import json
+
+from ioverify.cli import main
+
+
+def test_list_names_every_kernel(capsys):
+    from kernels import KERNELS
+
+    assert main(["kernel", "list"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in KERNELS)
+
+
+def test_certified_run_prints_counts_and_exits_0(capsys):
+    assert main(["kernel", "flash-forward-v2", "--n", "9", "--d", "3", "--memory", "80"]) == 0
+    out = capsys.readouterr().out
+    for word in ("loads", "stores", "total I/O", "peak", "closed form", "max error",
+                 "verdict     certified"):
+        assert word in out
+
+
+def test_json_fields(capsys):
+    assert main(["kernel", "matmul-tiled", "--m", "5", "--k", "4", "--n", "6", "--memory", "20",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    for key in ("loads", "stores", "io", "peak", "formula", "max_error", "certified"):
+        assert key in doc
+    assert doc["certified"] is True and doc["io"] == doc["formula"] == doc["loads"] + doc["stores"]
+
+
+def test_literal_blocks_that_do_not_fit_exit_1(capsys):
+    code = main(["kernel", "flash-forward-v2", "--n", "32", "--d", "16", "--memory", "1024",
+                 "--literal-blocks", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 1 and doc["certified"] is False and "capacity exceeded" in doc["reason"]
+
+
+def test_bad_input_exits_2(capsys):
+    assert main(["kernel", "flash-forward-v2", "--n", "9", "--d", "3", "--memory", "5"]) == 2
+    assert "too small" in capsys.readouterr().err
+    assert main(["kernel", "flash-forward-v2", "--n", "9", "--memory", "50"]) == 2
+    assert main(["kernel", "matmul-tiled", "--m", "2", "--k", "2", "--n", "2", "--d", "2",
+                 "--memory", "50"]) == 2
+    assert main(["kernel", "no-such", "--memory", "50"]) == 2
+    assert main(["kernel", "matmul-tiled", "--m", "2", "--k", "2", "--n", "2",
+                 "--literal-blocks", "--memory", "50"]) == 2
+    try:
+        main(["kernel", "flash-forward-v2", "--n", "0", "--d", "3", "--memory", "50"])
+    except SystemExit as exit_:
+        assert exit_.code == 2
