@@ -21,6 +21,12 @@ KERNEL_MODULES = (
     "kernels.flash_forward_v2",
     "kernels.square_tiling_forward",
     "kernels.matmul_tiled",
+    "kernels.flash_backward_v1",
+    "kernels.flash_backward_v2",
+    "kernels.square_tiling_backward",
+    "kernels.block_sparse_forward",
+    "kernels.block_sparse_backward",
+    "kernels.polynomial_forward",
 )
 
 KERNELS = {spec.name: spec for spec in
@@ -46,6 +52,7 @@ class KernelReport:
     records: int = 0
     seconds: float = 0.0
     trace: object = field(default=None, repr=False, compare=False)
+    extra: dict = field(default_factory=dict)  # kernel-specific findings (KernelSpec.extra)
 
     @property
     def io(self) -> int:
@@ -56,7 +63,7 @@ class KernelReport:
                 "blocks": self.blocks, "loads": self.loads, "stores": self.stores, "io": self.io,
                 "peak": self.peak, "formula": self.formula, "formula_expr": str(self.formula_expr),
                 "max_error": self.max_error, "certified": self.certified, "reason": self.reason,
-                "records": self.records, "seconds": round(self.seconds, 3)}
+                "records": self.records, "seconds": round(self.seconds, 3), **self.extra}
 
 
 def get(name: str):
@@ -96,11 +103,11 @@ def run_kernel(name: str, *, memory: int, seed: int = 0, literal_blocks: bool = 
 
     spec, parsed, blocks = plan(name, memory=memory, literal_blocks=literal_blocks, **sizes)
     start = time.perf_counter()
-    inputs = random_inputs(spec, parsed, [seed, 0])
+    inputs = random_inputs(spec, parsed, [seed, 0], blocks)
     mem = TracedMemory(memory)
     spec.run(mem, declare(mem, spec, parsed, inputs), parsed, blocks)
     outputs = {key: mem.read(key) for key in spec.outputs(parsed)}
-    probe = random_inputs(spec, parsed, [seed, 1])
+    probe = random_inputs(spec, parsed, [seed, 1], blocks)
     cert = certify(mem.trace, inputs, outputs, reference_for(spec, parsed, blocks),
                    spec.tolerance, probe_inputs=probe)
     expected = evaluate(spec.count, parsed, blocks)
@@ -110,7 +117,8 @@ def run_kernel(name: str, *, memory: int, seed: int = 0, literal_blocks: bool = 
     trace = mem.trace
     return KernelReport(name, memory, parsed, blocks, trace.loads, trace.stores, trace.peak,
                         expected, formula(spec.count), cert.max_error, cert.certified,
-                        cert.reason, len(trace.records), time.perf_counter() - start, trace)
+                        cert.reason, len(trace.records), time.perf_counter() - start, trace,
+                        spec.extra(inputs, outputs, parsed, blocks) if spec.extra else {})
 
 
 def count_only(name: str, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:

@@ -40,12 +40,14 @@ class KernelSpec:
     tolerance: float = 1e-9
     input_scale: Callable = field(default=lambda sizes: 1.0)
     # Optional hooks (kernels of the backward/sparse/approximate issue): per-kernel options
-    # (``KernelOption``s, parsed into the sizes dict), an input sampler ``sample(sizes, rng)``
-    # for inputs that must be consistent (O and L of a backward pass) or bounded, and a
-    # reference that needs the sizes and blocks, ``reference(inputs, sizes, blocks)``.
+    # (``KernelOption``s, parsed into the sizes dict), an input sampler
+    # ``sample(sizes, blocks, rng)`` for inputs that must be consistent (O and L of a backward
+    # pass) or bounded, and a reference that needs the sizes and blocks,
+    # ``reference(inputs, sizes, blocks)``.
     options: tuple = ()
     sample: Callable | None = None
     sized_reference: bool = False
+    extra: Callable | None = None  # extra(inputs, outputs, sizes, blocks) -> dict to report
 
 
 @dataclass(frozen=True)
@@ -147,12 +149,12 @@ def square_plan(keys: tuple, cap: Callable[[dict], int], literal=None):
     return plan
 
 
-def random_inputs(spec: KernelSpec, sizes: dict, seed) -> dict:
+def random_inputs(spec: KernelSpec, sizes: dict, seed, blk: dict | None = None) -> dict:
     """Standard normal inputs, scaled by ``spec.input_scale`` (attention: d^(-1/4), so that the
     scores QK^T are of order 1 and exp neither overflows nor underflows)."""
     rng = np.random.default_rng(seed)
     if spec.sample is not None:
-        return spec.sample(sizes, rng)
+        return spec.sample(sizes, blk, rng)
     scale = spec.input_scale(sizes)
     return {name: rng.standard_normal(shape) * scale for name, shape in spec.inputs(sizes).items()}
 

@@ -157,3 +157,31 @@ def taylor_exp(x, g: int):
 def rank(d: int, g: int) -> int:
     """r = C(d+g, g), the number of monomials of degree <= g in d variables."""
     return math.comb(d + g, g)
+
+
+# --- harness helpers: consistent backward inputs, references keyed by output name ---------------
+
+def backward_sample(stats: tuple, mask_of=None):
+    """An input sampler ``sample(sizes, blocks, rng)`` for a backward kernel: Q, K, V, dO standard
+    normal scaled by d^(-1/4), and the forward results the backward pass takes as inputs
+    (O and the statistics named in ``stats``: "L", or "l" and "m") computed in float64 from
+    them, so that fresh probe inputs are consistent too.  ``mask_of(sizes, blocks)`` gives an
+    element mask (block-sparse)."""
+
+    def sample(sizes: dict, blk: dict, rng) -> dict:
+        n, d = sizes["n"], sizes["d"]
+        scale = float(d) ** -0.25
+        x = {name: rng.standard_normal((n, d)) * scale for name in ("Q", "K", "V", "dO")}
+        mask = None if mask_of is None else mask_of(sizes, blk)
+        fwd = attention_softmax(x["Q"], x["K"], x["V"], mask)
+        x["O"] = fwd["O"]
+        for name in stats:
+            x[name] = fwd[name]
+        return x
+
+    return sample
+
+
+def gradient_reference(inputs: dict, mask=None) -> dict:
+    """dQ, dK, dV of the inputs' Q, K, V, dO (the closed form above)."""
+    return attention_gradient(inputs["Q"], inputs["K"], inputs["V"], inputs["dO"], mask)

@@ -57,3 +57,26 @@ def evaluate(name: str, sizes: dict, blocks: dict) -> int:
     if not value.is_Integer:
         raise ValueError(f"count of {name!r} did not evaluate to an integer: {value}")
     return int(value)
+
+
+# --- backward, block-sparse and approximate kernels (issue 6; see docs/kernels-backward.md) -----
+# Z_r, Z_c: sums over the allowed blocks of a block mask of the block's row count and column
+# count (Z_r = Z_c = s n ceil(n/B) when B divides n); f: features per pass of the polynomial
+# kernel (f = r: U2^T V stays in fast memory).
+Z_r, Z_c, f, r = sp.symbols("Z_r Z_c f r", positive=True, integer=True)
+
+KERNEL_COUNTS.update({
+    "flash-backward-v1": 3 * n * d + _ceil(n / B_c) * (5 * n * d + 2 * n),
+    "flash-backward-v2": 5 * n * d + n + _ceil(n / B_c) * (4 * n * d + 2 * n),
+    "square-tiling-backward": (5 * n * d + 3 * n + 2 * n**2 + 7 * _ceil(n / B) * n * d
+                               + 3 * _ceil(d / B) * n**2),
+    "block-sparse-forward": 2 * n * d + n + 2 * d * Z_c,
+    "block-sparse-backward": 5 * n * d + n + (4 * d + 2) * Z_r,
+    "polynomial-forward": (2 * n * d * _ceil(r / f) + 2 * n * d + r * (d + 2)
+                           + r * (d + 2) * sp.Piecewise((1, sp.Eq(f, r)), (_ceil(n / B), True))),
+})
+THEORY_COUNTS.update({
+    "flash-backward-v1": 4 * n * d + (n / B_c) * (5 * n * d + 2 * n),
+    "block-sparse-forward": 2 * n * d + n + 2 * sp.Symbol("s", positive=True) * n**2 * d / B,
+})
+BLOCK_SYMBOLS.update({"Z_r": Z_r, "Z_c": Z_c, "group": f, "rank": r})

@@ -6,6 +6,17 @@ from __future__ import annotations
 from ioverify.cli.common import non_negative_int, positive_int, print_json
 
 SIZE_FLAGS = ("m", "k", "n", "d")
+# Per-kernel options (``KernelSpec.options``; parsed and checked by the kernel's own parsers).
+# Listed here so the parser is built without importing the kernels; a test checks that this
+# covers every option of every kernel.
+OPTION_FLAGS = {  # name -> (metavar, help)
+    "mask": ("causal|random", "block mask of the block-sparse kernels (default causal)"),
+    "density": ("S", "fraction s of allowed blocks of a random block mask, in (0, 1] "
+                     "(default 0.5)"),
+    "degree": ("G", "degree g of the polynomial method (default 2)"),
+    "entry_bound": ("B", "entries of Q, K, V drawn uniformly from [-B, B] (polynomial method, "
+                         "default 0.5)"),
+}
 
 
 def register(sub) -> None:
@@ -17,6 +28,9 @@ def register(sub) -> None:
     p.add_argument("name", help="kernel name, or 'list'")
     for flag in SIZE_FLAGS:
         p.add_argument(f"--{flag}", type=positive_int, default=None, help=f"size {flag}")
+    for key, (metavar, text) in OPTION_FLAGS.items():
+        p.add_argument(f"--{key.replace('_', '-')}", dest=f"option_{key}", default=None,
+                       metavar=metavar, help=text)
     p.add_argument("--memory", "-M", type=positive_int, default=None, help="fast memory words M")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the random inputs")
     p.add_argument("--literal-blocks", action="store_true",
@@ -44,6 +58,7 @@ def _kernel(args) -> int:
         elif value is not None:
             raise InvalidArgument(f"kernel {spec.name!r} takes "
                                   f"{' '.join('--' + s for s in spec.sizes)}, not --{flag}")
+    sizes.update(_options(spec, args))
     report = run_kernel(spec.name, memory=args.memory, seed=args.seed,
                         literal_blocks=args.literal_blocks, **sizes)
     if args.json:
@@ -53,13 +68,31 @@ def _kernel(args) -> int:
     return 0 if report.certified else 1
 
 
+def _options(spec, args) -> dict:
+    """The kernel's options given on the command line; an option it does not take is refused."""
+    from ioverify.errors import InvalidArgument
+
+    known = {option.name for option in spec.options}
+    given = {}
+    for key in OPTION_FLAGS:
+        value = getattr(args, f"option_{key}")
+        if value is None:
+            continue
+        if key not in known:
+            raise InvalidArgument(f"kernel {spec.name!r} takes no option "
+                                  f"--{key.replace('_', '-')}")
+        given[key] = value
+    return given
+
+
 def _list(kernels, as_json: bool) -> int:
     if as_json:
-        print_json([{"name": s.name, "sizes": list(s.sizes), "summary": s.summary}
-                    for s in kernels.values()])
+        print_json([{"name": s.name, "sizes": list(s.sizes), "summary": s.summary,
+                     "options": [o.name for o in s.options]} for s in kernels.values()])
     else:
         for spec in kernels.values():
-            flags = " ".join(f"--{s}" for s in spec.sizes)
+            flags = " ".join([f"--{s}" for s in spec.sizes]
+                             + [f"[--{o.name.replace('_', '-')}]" for o in spec.options])
             print(f"{spec.name:<24} {flags:<16} {spec.summary}")
     return 0
 
@@ -76,5 +109,6 @@ def _describe(r) -> str:
         f"peak        {r.peak} of M = {r.memory} words",
         f"closed form {r.formula_expr} = {r.formula}",
         f"max error   {r.max_error:.3g} (vs float64 reference)",
+        *[f"{key:<11} {value}" for key, value in r.extra.items()],
         f"verdict     {verdict}",
     ])

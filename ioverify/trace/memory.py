@@ -175,6 +175,7 @@ class TracedMemory:
     def exp(self, x, out=None): return self._op("exp", (x,), out)
     def log(self, x, out=None): return self._op("log", (x,), out)
     def copy(self, x, out=None): return self._op("copy", (x,), out)
+    def ones(self, x, out=None): return self._op("ones", (x,), out)
     def add(self, x, y, out=None): return self._op("add", (x, y), out)
     def sub(self, x, y, out=None): return self._op("sub", (x, y), out)
     def mul(self, x, y, out=None): return self._op("mul", (x, y), out)

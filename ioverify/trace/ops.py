@@ -3,10 +3,11 @@ lowering to the pebble game.
 
 An operation reads tiles and writes one tile.  No operation takes a value from outside the fast
 memory (there is no constant, fill or scalar argument): the only way data enters fast memory is
-``load``.  Each operation has, per output element, a *chain* of scalar vertices in the pebble
-game (one vertex for an elementwise op, k for a length-k dot product, q - 1 for a sum of q
-terms); ``scratch`` is the number of words the pebble game needs on top of the live tiles while
-the op runs ("counting the pebble being placed", THEORY.md section 1):
+``load``.  The one constant, ``ones(x)`` (a tile of ones shaped like x), carries no data.
+Each operation has, per output element, a *chain* of scalar vertices in the pebble game (one
+vertex for an elementwise op, k for a length-k dot product, q - 1 for a sum of q terms);
+``scratch`` is the number of words the pebble game needs on top of the live tiles while the op
+runs ("counting the pebble being placed", THEORY.md section 1):
 
 - 1 if the op consumes the old value of its output in place (``accumulate`` or an output that
   aliases an input): the new value is placed while the old one is still red;
@@ -18,7 +19,17 @@ from __future__ import annotations
 
 import numpy as np
 
-MAP1 = {"exp": np.exp, "log": np.log, "copy": None}
+
+def _ones(x, out=None):
+    """A tile of ones shaped like ``x``: a constant, so it carries no data into fast memory
+    (the polynomial method's constant feature and U2^T 1 need it)."""
+    if out is None:
+        return np.ones_like(x)
+    out.fill(1.0)
+    return out
+
+
+MAP1 = {"exp": np.exp, "log": np.log, "copy": None, "ones": _ones}
 MAP2 = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
         "maximum": np.maximum}
 # reductions along rows (the ufunc that reduces and accumulates is REDUCE_UFUNC below)

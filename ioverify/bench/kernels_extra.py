@@ -1,0 +1,256 @@
+"""Backward, block-sparse and approximate kernels (issue 6): certification and exact counts on a
+grid with uneven sizes; backward I/O against the derived lower bound 2n^2 d^2/(M + 4d^2) - M
+and the Theta forms over an M sweep, and the M where square tiling beats FlashAttention's
+backward; block-sparse I/O against s (least-squares line); polynomial-method I/O against n,
+its crossover with FlashAttention-2 forward, and its error.  I/O figures are traced counts
+(shape-only dry runs of the kernels, ``kernels.count_only``), checked against the closed forms.
+Timings are wall-clock on a shared machine."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+BACKWARD = ("flash-backward-v1", "flash-backward-v2", "square-tiling-backward")
+
+
+def run(quick: bool = False) -> int:
+    ok = certification_grid(quick)
+    backward_sweep(128 if quick else 256, 32, quick)
+    sparse_sweep(*((256, 16, 1024) if quick else (512, 32, 2048)))
+    approximate_sweep(4, 2, 1024, quick)
+    approximate_error(quick)
+    return 0 if ok else 1
+
+
+# --- 1. certification and closed forms ----------------------------------------------------------
+
+def _grid(quick: bool):
+    sizes = [(5, 2), (13, 3), (33, 5)] if quick else [(5, 2), (13, 3), (33, 5), (64, 8), (77, 6)]
+    for n, d in sizes:
+        for memory in (60, 150, 400, 1000):
+            for name in BACKWARD:
+                yield name, dict(n=n, d=d), memory
+            for mask, s in (("causal", 1.0), ("random", 0.3), ("random", 0.7)):
+                for name in ("block-sparse-forward", "block-sparse-backward"):
+                    yield name, dict(n=n, d=d, mask=mask, density=s), memory
+            for g in (1, 2, 3):
+                yield "polynomial-forward", dict(n=n, d=d, degree=g, entry_bound=0.5), memory
+
+
+def certification_grid(quick: bool) -> bool:
+    """Every kernel traced, certified by replay (with probe inputs) and equal to its closed
+    form, on sizes that blocks do not divide."""
+    from ioverify.errors import InvalidArgument
+    from kernels import run_kernel
+
+    stats: dict = {}
+    failures = []
+    start = time.perf_counter()
+    for name, sizes, memory in _grid(quick):
+        row = stats.setdefault(name, [0, 0, 0, 0, 0.0])
+        try:
+            report = run_kernel(name, memory=memory, **sizes)
+        except InvalidArgument:
+            row[3] += 1
+            continue
+        row[0] += 1
+        row[1] += report.certified
+        row[2] += report.io == report.formula
+        row[4] = max(row[4], report.max_error)
+        if not (report.certified and report.io == report.formula):
+            failures.append((name, sizes, memory, report.reason))
+    print(f"\n1. certification grid ({time.perf_counter() - start:.1f} s)")
+    print(f"  {'kernel':<24} {'runs':>5} {'certified':>9} {'io=formula':>10} "
+          f"{'M too small':>11} {'max error':>10}")
+    for name, (runs, cert, exact, small, err) in stats.items():
+        print(f"  {name:<24} {runs:>5} {cert:>9} {exact:>10} {small:>11} {err:>10.2g}")
+    for failure in failures:
+        print(f"  FAILED: {failure}")
+    return not failures
+
+
+# --- 2. backward against the lower bound and Theta forms ----------------------------------------
+
+def lower_bound(n: int, d: int, memory: int) -> float:
+    """THEORY.md section 5 [derived]: Q_bwd >= 2n^2 d^2/(M + 4d^2) - M."""
+    return 2 * n * n * d * d / (memory + 4 * d * d) - memory
+
+
+def theta(n: int, d: int, memory: int) -> float:
+    """min{(n^2 d^2 + n d^3)/M, (n^2 d + n d^2)/sqrt(M)} (constants dropped)."""
+    return min((n * n * d * d + n * d ** 3) / memory, (n * n * d + n * d * d) / math.sqrt(memory))
+
+
+def _traced_io(name: str, memory: int, **sizes) -> tuple:
+    """(I/O, blocks) from a shape-only traced run, checked against the closed form."""
+    from ioverify.bounds.kernel_counts import evaluate
+    from kernels import count_only
+
+    loads, stores, peak, blocks = count_only(name, memory=memory, **sizes)
+    numeric = {k: v for k, v in sizes.items() if k in ("n", "d")}
+    if loads + stores != evaluate(name, numeric, blocks) or peak > memory:
+        from ioverify.errors import InternalError
+
+        raise InternalError(f"{name} at {sizes}, M={memory}: traced {loads + stores} != "
+                             f"closed form or peak {peak} > M")
+    return loads + stores, blocks
+
+
+def backward_sweep(n: int, d: int, quick: bool) -> None:
+    memories = sorted({256, 512, 1024, 2048, 4096, n * d} if quick else
+                      {256, 384, 512, 768, 1024, 2048, 4096, 8192, n * d})
+    print(f"\n2. backward, n={n} d={d} (d^2 = {d * d}): traced I/O, ratio to the lower bound "
+          f"2n^2d^2/(M+4d^2) - M and to the Theta form")
+    print(f"  {'M':>6} {'lower bound':>12} {'Theta':>10} " + " ".join(
+        f"{name + ' I/O':>29} {'/LB':>6} {'/Th':>5}" for name in BACKWARD))
+    start = time.perf_counter()
+    for memory in memories:
+        lb, th = lower_bound(n, d, memory), theta(n, d, memory)
+        cells = []
+        for name in BACKWARD:
+            io, _ = _traced_io(name, memory, n=n, d=d)
+            ratio = f"{io / lb:>6.2f}" if lb > 0 else f"{'-':>6}"
+            cells.append(f"{io:>29} {ratio} {io / th:>5.2f}")
+        print(f"  {memory:>6} {lb:>12.0f} {th:>10.0f} " + " ".join(cells))
+    print(f"  ({time.perf_counter() - start:.1f} s)")
+    for fa in ("flash-backward-v1", "flash-backward-v2"):
+        cross = backward_crossover(n, d, fa, 16 if quick else 8)
+        print(f"  square-tiling-backward vs {fa}: fewer words at every M <= {cross[0]}, more "
+              f"at every M >= {cross[1]} (closed forms at planned blocks, M step "
+              f"{16 if quick else 8}; d^2 = {d * d})")
+
+
+def backward_crossover(n: int, d: int, fa: str, step: int = 8) -> tuple:
+    """(last M where square tiling moves fewer words, first M where it moves more), scanning
+    M in steps of ``step`` from where both kernels fit up to 4d^2."""
+    from ioverify.bounds.kernel_counts import evaluate
+    from ioverify.errors import InvalidArgument
+    from kernels import plan
+
+    def io(name, memory):
+        _, sizes, blocks = plan(name, memory=memory, n=n, d=d)
+        return evaluate(name, sizes, blocks)
+
+    outcome = []
+    for memory in range(step, 4 * d * d + 1, step):
+        try:
+            outcome.append((memory, io("square-tiling-backward", memory) < io(fa, memory)))
+        except InvalidArgument:  # M too small for one of them
+            continue
+    first_loss = next((m for m, win in outcome if not win), None)
+    last_win = next((m for m, win in reversed(outcome) if win), None)
+    wins_below = max((m for m, _ in outcome if first_loss is None or m < first_loss),
+                     default=None)
+    losses_above = min((m for m, _ in outcome if last_win is None or m > last_win),
+                       default=None)
+    return wins_below, losses_above
+
+
+# --- 3. block-sparse against s --------------------------------------------------------------------
+
+def sparse_sweep(n: int, d: int, memory: int) -> None:
+    densities = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
+    print(f"\n3. block-sparse, n={n} d={d} M={memory}, random masks: traced I/O against the "
+          f"measured density s")
+    for name in ("block-sparse-forward", "block-sparse-backward"):
+        rows = []
+        for s in densities:
+            io, blocks = _traced_io(name, memory, n=n, d=d, mask="random", density=s)
+            rows.append((blocks["s"], io, blocks["block"]))
+        causal, cblocks = _traced_io(name, memory, n=n, d=d, mask="causal")
+        xs = np.array([r[0] for r in rows])
+        ys = np.array([r[1] for r in rows], dtype=float)
+        slope, intercept = np.polyfit(xs, ys, 1)
+        fit = slope * xs + intercept
+        r2 = 1 - float(np.sum((ys - fit) ** 2) / np.sum((ys - ys.mean()) ** 2))
+        b = rows[0][2]
+        nd_term = 2 * n * d + n if name.endswith("forward") else 5 * n * d + n
+        per_s = (2 * d if name.endswith("forward") else 4 * d + 2) * n * math.ceil(n / b)
+        print(f"  {name} (block B = {b}): " + ", ".join(f"s={s:.3f}: {io}" for s, io, _ in rows))
+        print(f"    least squares: I/O = {intercept:.0f} + {slope:.0f} s  (R^2 = {r2:.6f}); "
+              f"model: {nd_term} + {per_s} s (nd term + (coefficient) n ceil(n/B) s); "
+              f"causal mask (s = {cblocks['s']}): {causal}")
+
+
+# --- 4. approximate attention ---------------------------------------------------------------------
+
+def approximate_sweep(d: int, g: int, memory: int, quick: bool) -> None:
+    ns = [256, 512, 1024, 2048, 4096] if quick else [256, 512, 1024, 2048, 4096, 8192, 16384]
+    print(f"\n4. polynomial method, d={d} g={g} M={memory} (r = {math.comb(d + g, g)}): traced "
+          f"I/O against n, and FlashAttention-2 forward")
+    print(f"  {'n':>6} {'polynomial':>11} {'blocks':>36} {'flash-forward-v2':>17} "
+          f"{'ratio':>7}")
+    poly = []
+    for n in ns:
+        io, blocks = _traced_io("polynomial-forward", memory, n=n, d=d, degree=g)
+        fa, _ = _flash_forward_io(n, d, memory)
+        poly.append(io)
+        print(f"  {n:>6} {io:>11} {str(blocks):>36} {fa:>17} {io / fa:>7.3f}")
+    slope, intercept = np.polyfit(np.array(ns, dtype=float), np.array(poly, dtype=float), 1)
+    print(f"  least squares: polynomial I/O = {intercept:.0f} + {slope:.2f} n "
+          f"(max residual {max(abs(slope * n + intercept - y) for n, y in zip(ns, poly)):.1f})")
+    print("  crossover: the least n from which polynomial-forward moves fewer words than "
+          "flash-forward-v2 "
+          "(closed forms at planned blocks; bisection on n after a doubling search)")
+    for dd, gg in ((d, g), (4, 4), (8, 2), (8, 3), (16, 2)):
+        from kernels import plan
+
+        cross = approximate_crossover(dd, gg, memory)
+        blocks = plan("polynomial-forward", memory=memory, n=cross, d=dd, degree=gg)[2]
+        where = "resident" if blocks["group"] == blocks["rank"] else "streamed"
+        print(f"    d={dd:<3} g={gg} r={blocks['rank']:<4} table {blocks['rank'] * (dd + 2):>5} "
+              f"words ({where}, blocks {blocks}): n = {cross}")
+
+
+def _flash_forward_io(n, d, memory):
+    from ioverify.bounds.kernel_counts import evaluate
+    from kernels import plan
+
+    _, sizes, blocks = plan("flash-forward-v2", memory=memory, n=n, d=d)
+    return evaluate("flash-forward-v2", sizes, blocks), blocks
+
+
+def _poly_io(n, d, g, memory):
+    from ioverify.bounds.kernel_counts import evaluate
+    from kernels import plan
+
+    _, sizes, blocks = plan("polynomial-forward", memory=memory, n=n, d=d, degree=g)
+    return evaluate("polynomial-forward", sizes, blocks)
+
+
+def approximate_crossover(d: int, g: int, memory: int) -> int:
+    """The least n from which the polynomial kernel moves fewer words (checked monotone on the
+    doubling grid, then bisected)."""
+    n = 1
+    while _poly_io(n, d, g, memory) >= _flash_forward_io(n, d, memory)[0]:
+        n *= 2
+    lo, hi = n // 2, n
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _poly_io(mid, d, g, memory) < _flash_forward_io(mid, d, memory)[0]:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def approximate_error(quick: bool) -> None:
+    from kernels import run_kernel
+
+    n, d = (256, 4) if quick else (1024, 4)
+    print(f"\n5. polynomial method error against exact attention, n={n} d={d} (uniform "
+          f"entries in [-B, B]; certified runs, M=2048)")
+    print(f"  {'B':>5} " + " ".join(f"{'g=' + str(g):>10}" for g in (1, 2, 3, 4)) +
+          "   (max |T - O|; r = " + ", ".join(str(math.comb(d + g, g)) for g in (1, 2, 3, 4))
+          + ")")
+    for bound in (0.25, 0.5, 1.0, 2.0):
+        cells = []
+        for g in (1, 2, 3, 4):
+            report = run_kernel("polynomial-forward", memory=2048, n=n, d=d, degree=g,
+                                entry_bound=bound)
+            mark = "" if report.certified and report.io == report.formula else "!"
+            cells.append(f"{report.extra['approx_error']:>9.2e}{mark or ' '}")
+        print(f"  {bound:>5} " + " ".join(cells))

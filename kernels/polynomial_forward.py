@@ -1,0 +1,243 @@
+"""Approximate attention by the polynomial method (Alman and Song, arXiv 2302.13214; THEORY.md
+section 7): exp(q.k) ~ phi(q).phi(k) = sum_{t<=g} (q.k)^t / t!, with phi the r = C(d+g, g)
+monomials of degree <= g scaled by 1/sqrt(alpha!) (``kernels.reference.feature_map``), and
+T = diag(U1 (U2^T 1))^-1 U1 (U2^T V), U1 = phi(Q), U2 = phi(K), never forming n x n.
+
+Inputs Q, K, V (n x d, entries in [-B, B]) and the coefficient table ``coef`` (1 x r, the
+1/sqrt(alpha!) of the monomials: constants of the method, loaded like data).  Features are
+built on columns: a row block of K is loaded as d column tiles (b x 1), a feature column is the
+product of its monomial's columns (``ones`` for the constant monomial).
+Phase 1 (stream K and V): the features are taken in groups of f; for each group, for each row
+block of b rows, U2^T V (1 x d per feature) and U2^T 1 (1 x 1) are accumulated in fast memory,
+then stored to slow memory (``KV``, ``Z``).  Phase 2 (stream Q): for each row block, the
+numerator U1 (U2^T V) (b x d) and denominator U1 (U2^T 1) (b x 1) are accumulated over the
+features and divided.  With f = r the table (r(d+2) words with the coefficients) stays in fast
+memory for all of phase 2; otherwise every row block of Q reads it again, like an
+(n x r)(r x d) product with a b x d output tile.  I/O with G = ceil(r/f), T = ceil(n/b):
+    2nd G + 2nd + r(d + 2) + r(d + 2) (1 if f = r else T)
+"""
+
+from __future__ import annotations
+
+import math
+
+from ioverify.errors import InvalidArgument
+from kernels.base import KernelOption, KernelSpec, blocks, dry_peak, largest_fitting
+from kernels.reference import (attention_exp, coefficient, monomials, polynomial_attention,
+                               rank)
+
+
+def run(mem, a: dict, sizes: dict, blk: dict) -> None:
+    n, d, b, f = sizes["n"], sizes["d"], blk["block"], blk["group"]
+    feats = monomials(d, sizes["degree"])
+    groups = [list(range(g0, min(g0 + f, len(feats)))) for g0 in range(0, len(feats), f)]
+    for group in groups:
+        _key_side(mem, a, n, d, b, feats, group)
+    table = _load_table(mem, a, d, feats, groups[0]) if len(groups) == 1 else None
+    for r0, r in blocks(n, b):
+        _query_block(mem, a, d, feats, groups, table, r0, r)
+    if table is not None:
+        _free_table(mem, table)
+
+
+def _columns(mem, x, r0, r, d) -> list:
+    """A row block of x as d column tiles (r x 1)."""
+    return [mem.load(x, (r0, r0 + r), (i, i + 1)) for i in range(d)]
+
+
+def _monomial(mem, cols, alpha):
+    """The product of the columns of alpha as a new tile (ones for the constant monomial)."""
+    if not alpha:
+        return mem.ones(cols[0])
+    if len(alpha) == 1:
+        return mem.copy(cols[alpha[0]])
+    p = mem.mul(cols[alpha[0]], cols[alpha[1]])
+    for i in alpha[2:]:
+        mem.mul(p, cols[i], out=p)
+    return p
+
+
+def _key_side(mem, a, n, d, b, feats, group) -> None:
+    """Phase 1 for one group: (U2^T V)_alpha and (U2^T 1)_alpha by streaming K and V."""
+    coef = {al: mem.load(a["coef"], (0, 1), (al, al + 1)) for al in group}
+    kv, z = {}, {}
+    for r0, r in blocks(n, b):
+        cols = _columns(mem, a["K"], r0, r, d)
+        v = mem.load(a["V"], (r0, r0 + r), (0, d))
+        for al in group:
+            p = _monomial(mem, cols, feats[al])
+            row = mem.matmul(coef[al], p, trans_b=True)  # c_alpha phi_alpha(K_block)^T, 1 x r
+            mem.free(p)
+            if al in kv:
+                mem.matmul(row, v, out=kv[al], accumulate=True)
+                mem.rowsum(row, out=z[al], accumulate=True)
+            else:
+                kv[al], z[al] = mem.matmul(row, v), mem.rowsum(row)
+            mem.free(row)
+        for t in (*cols, v):
+            mem.free(t)
+    for al in group:
+        mem.store(kv[al], a["KV"], al, 0)
+        mem.store(z[al], a["Z"], al, 0)
+        for t in (kv[al], z[al], coef[al]):
+            mem.free(t)
+
+
+def _load_table(mem, a, d, feats, group) -> dict:
+    """(coefficient, (U2^T V)_alpha, (U2^T 1)_alpha) tiles of a group of features."""
+    return {al: (mem.load(a["coef"], (0, 1), (al, al + 1)), mem.load(a["KV"], (al, al + 1),
+                                                                      (0, d)),
+                 mem.load(a["Z"], (al, al + 1), (0, 1))) for al in group}
+
+
+def _free_table(mem, table) -> None:
+    for tiles in table.values():
+        for t in tiles:
+            mem.free(t)
+
+
+def _query_block(mem, a, d, feats, groups, table, r0, r) -> None:
+    """Phase 2 for one row block: O_i = (U1_i (U2^T V)) / (U1_i (U2^T 1))."""
+    cols = _columns(mem, a["Q"], r0, r, d)
+    acc = {"num": None, "den": None}
+    for group in groups:
+        tiles = table if table is not None else _load_table(mem, a, d, feats, group)
+        for al in group:
+            c, kv, z = tiles[al]
+            p = _monomial(mem, cols, feats[al])
+            mem.mul(p, c, out=p)
+            _accumulate(mem, acc, "num", p, kv)
+            _accumulate(mem, acc, "den", p, z)
+            mem.free(p)
+        if table is None:
+            _free_table(mem, tiles)
+    for t in cols:
+        mem.free(t)
+    mem.div(acc["num"], acc["den"], out=acc["num"])
+    mem.free(acc["den"])
+    mem.store(acc["num"], a["O"], r0, 0)
+    mem.free(acc["num"])
+
+
+def _accumulate(mem, acc, key, p, y) -> None:
+    if acc[key] is None:
+        acc[key] = mem.matmul(p, y)
+    else:
+        mem.matmul(p, y, out=acc[key], accumulate=True)
+
+
+# --- parameters, planning, inputs, references -------------------------------------------------
+
+def parse_degree(value) -> int:
+    try:
+        g = int(value)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"--degree must be a non-negative integer, got {value!r}") from None
+    if g < 0 or g != float(value):
+        raise InvalidArgument(f"--degree must be a non-negative integer, got {value!r}")
+    return g
+
+
+def parse_bound(value) -> float:
+    try:
+        bound = float(value)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"--entry-bound must be a positive number, got {value!r}") from None
+    if not 0.0 < bound < math.inf:
+        raise InvalidArgument(f"--entry-bound must be a positive number, got {value!r}")
+    return bound
+
+
+OPTIONS = (
+    KernelOption("degree", parse_degree, 2, "degree g of the polynomial approximating exp"),
+    KernelOption("entry_bound", parse_bound, 0.5,
+                 "entries of Q, K, V drawn uniformly from [-B, B]"),
+)
+
+
+def plan(spec, sizes: dict, memory: int, literal: bool) -> dict:
+    """Rows per block b and features per pass f: for each b in 1, 2, 4, ... <= n the largest f
+    that fits (f = r when the whole table fits), keeping the pair of least I/O."""
+    from ioverify.bounds.kernel_counts import evaluate
+
+    if literal:
+        raise InvalidArgument(f"kernel {spec.name!r} has no literal block sizes")
+    r = rank(sizes["d"], sizes["degree"])
+    best = None
+    b = 1
+    while True:
+        f = largest_fitting(lambda ff: dry_peak(spec, sizes, memory, _blk(b, ff, r)) <= memory,
+                            r)
+        if f is not None:
+            blk = _blk(b, f, r)
+            cost = evaluate(spec.count, sizes, blk)
+            if best is None or cost <= best[0]:  # ties: the wider block (fewer records)
+                best = (cost, blk)
+        if b >= sizes["n"]:
+            break
+        b = min(2 * b, sizes["n"])
+    if best is None:
+        need = dry_peak(spec, sizes, memory, _blk(1, 1, r))
+        raise InvalidArgument(f"memory M = {memory} is too small for kernel {spec.name!r}: "
+                              f"even one feature and one row need {need} words")
+    return best[1]
+
+
+def _blk(b: int, f: int, r: int) -> dict:
+    return {"block": b, "group": f, "rank": r}
+
+
+def _dry_sizes(sizes: dict, blk: dict) -> dict:
+    return {**sizes, "n": min(sizes["n"], 2 * blk["block"])}
+
+
+def _sample(sizes: dict, blk, rng) -> dict:
+    n, d, bound = sizes["n"], sizes["d"], sizes["entry_bound"]
+    x = {name: rng.uniform(-bound, bound, (n, d)) for name in ("Q", "K", "V")}
+    x["coef"] = coef_table(d, sizes["degree"])
+    return x
+
+
+def coef_table(d: int, g: int):
+    import numpy as np
+
+    return np.array([[coefficient(al) for al in monomials(d, g)]])
+
+
+def _reference(inputs: dict, sizes: dict, blk: dict) -> dict:
+    """The method's own output in float64 (whole arrays, no tiling)."""
+    return {"O": polynomial_attention(inputs["Q"], inputs["K"], inputs["V"], sizes["degree"])}
+
+
+def approximation_error(inputs: dict, outputs: dict) -> float:
+    """max |T - O_exact| over entries, O_exact = exact attention (Saha-Ye form, float64)."""
+    import numpy as np
+
+    exact = attention_exp(inputs["Q"], inputs["K"], inputs["V"])
+    return float(np.max(np.abs(outputs["O"] - exact)))
+
+
+def _extra(inputs: dict, outputs: dict, sizes: dict, blk: dict) -> dict:
+    """The rank r and the measured error against exact attention (entries bounded by B)."""
+    return {"rank": blk["rank"], "approx_error": approximation_error(inputs, outputs)}
+
+
+SPEC = KernelSpec(
+    name="polynomial-forward",
+    summary="approximate attention, polynomial method: U2^T V by streaming K, V, then Q",
+    sizes=("n", "d"),
+    inputs=lambda s: {"Q": (s["n"], s["d"]), "K": (s["n"], s["d"]), "V": (s["n"], s["d"]),
+                      "coef": (1, rank(s["d"], s["degree"]))},
+    outputs=lambda s: {"O": (s["n"], s["d"])},
+    scratch=lambda s: {"KV": (rank(s["d"], s["degree"]), s["d"]),
+                       "Z": (rank(s["d"], s["degree"]), 1)},
+    run=run,
+    reference=_reference,
+    plan=plan,
+    dry_sizes=_dry_sizes,
+    count="polynomial-forward",
+    options=OPTIONS,
+    sample=_sample,
+    sized_reference=True,
+    extra=_extra,
+)
