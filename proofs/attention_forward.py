@@ -1,0 +1,60 @@
+"""Attention forward: Saha and Ye (arXiv 2402.07443), large and small cache.
+
+Thm 3.1: Q = Theta(min{n^2 d^2 / M, n^2 d / sqrt(M)}), crossover at M = d^2.  The explicit forms
+used here are derived for this project (THEORY.md section 4) and are conjectures until checked:
+Q >= n^2 d^2 / (M + 4 d^2) - M (large cache) and Q >= n^2 d / (2 sqrt(M)) - n^2 (small cache).
+"""
+
+from ioverify.claims import Claim, exact_search, kernel, symbolic
+
+LARGE, SMALL = "attention-forward-large-cache", "attention-forward-small-cache"
+TINY = ({"n": 2, "d": 1}, range(3, 9))  # attention_forward(2, 1) at every M up to the trivial one
+
+CLAIMS = [
+    Claim(
+        id=LARGE,
+        title="Attention forward, large cache (M >= d^2): FlashAttention meets the lower bound",
+        statement="Q >= n^2 d^2 / (M + 4 d^2) - M for any schedule of the attention graph; "
+                  "FlashAttention's forward kernels reach Theta(n^2 d^2 / M).",
+        source="Saha and Ye, arXiv 2402.07443, Thm 3.1 and Lemma 3.3; explicit form derived",
+        firmness="derived",
+        variant="one-shot",
+        bounds=("saha-ye-thm3.1", "attention-forward-explicit-large", "flash-forward-thm2"),
+        kernels=("flash-forward-v1", "flash-forward-v2"),
+        obligations=tuple(
+            exact_search(LARGE, "attention-forward", TINY[0], memory, variant="one-shot",
+                         lower_bound="attention-forward-explicit-large", heavy=True)
+            for memory in TINY[1])
+        + tuple(kernel(LARGE, name, {"n": n, "d": 8}, memory,
+                       lower_bounds=("attention-forward-explicit-large",
+                                     "attention-forward-trivial"))
+                for name in ("flash-forward-v1", "flash-forward-v2")
+                for n in (48, 50) for memory in (64, 128, 256))
+        + (symbolic(LARGE, "crossover/saha-ye-thm3.1"),
+           symbolic(LARGE, "explicit-vs-theta-min/attention-forward-explicit-large"),
+           symbolic(LARGE, "count-vs-theta/flash-forward-count"),
+           symbolic(LARGE, "count-vs-theta/flash2-forward-count")),
+    ),
+    Claim(
+        id=SMALL,
+        title="Attention forward, small cache (M < d^2): square tiling meets the lower bound",
+        statement="Q >= n^2 d / (2 sqrt(M)) - n^2 for any schedule of the attention graph; Saha "
+                  "and Ye's square-tiling Algorithm 1 reaches Theta(n^2 d / sqrt(M)).",
+        source="Saha and Ye, arXiv 2402.07443, Thm 3.1 and Algorithm 1; explicit form derived",
+        firmness="derived",
+        variant="one-shot",
+        bounds=("saha-ye-thm3.1", "attention-forward-explicit-small", "saha-ye-algorithm1"),
+        kernels=("square-tiling-forward",),
+        obligations=tuple(
+            exact_search(SMALL, "attention-forward", TINY[0], memory, variant="one-shot",
+                         lower_bound="attention-forward-explicit-small", heavy=True)
+            for memory in TINY[1])
+        + tuple(kernel(SMALL, "square-tiling-forward", {"n": n, "d": 32}, memory,
+                       lower_bounds=("attention-forward-explicit-small",
+                                     "attention-forward-trivial"))
+                for n in (32, 45) for memory in (16, 64, 256, 1000))
+        + (symbolic(SMALL, "explicit-vs-theta-min/attention-forward-explicit-small"),
+           symbolic(SMALL, "count-vs-theta/saha-ye-algorithm1"),
+           symbolic(SMALL, "kernel-count-vs-theory/square-tiling-forward")),
+    ),
+]
