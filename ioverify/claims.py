@@ -137,7 +137,7 @@ def kernel(claim: str, name: str, params: dict, memory: int, *, lower_bounds=(),
            heavy: bool = False) -> Obligation:
     """Certify kernel ``name`` on ``params`` with ``memory`` words: legal, correct, I/O equal to
     its closed form, at least each lower bound id and at most each upper bound id.  With
-    ``expect_certified=False`` the claim is that certification FAILS on fast-memory capacity.
+    ``expect_certified=False`` the claim is that certification FAILS on fast-memory capacity."""
     spec = {"kernel": name, "params": params, "memory": memory,
             "lower_bounds": list(lower_bounds), "upper_bounds": list(upper_bounds),
             "expect_certified": expect_certified}
