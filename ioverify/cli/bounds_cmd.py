@@ -1,0 +1,143 @@
+"""``ioverify bounds``: list the bound records, show one, evaluate one, prove the facts.
+
+    ioverify bounds [--json]
+    ioverify bounds show ID
+    ioverify bounds eval ID --n 64 --d 16 --memory 256 [--m --k --B ...] [--json]
+    ioverify bounds facts [--json] [--only ID ...]
+
+``eval`` refuses parameters outside the bound's regime (exit 2, one line); an asymptotic-only
+bound prints its shape's value, labelled as such (it is not a number of transfers).
+``facts`` exits 0 when every fact is proved, 1 when one is refuted, 3 when one is unknown.
+"""
+
+from __future__ import annotations
+
+from ioverify.cli.common import print_json
+
+# --name on the command line -> parameter of the formulas (--memory is M)
+ALIASES = {"memory": "M"}
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("bounds", help="the bound library: list, show, evaluate, prove facts",
+                            description="The published and derived bounds as formulas with "
+                                        "sources and regimes, and proved facts about them.")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=_list)
+    actions = parser.add_subparsers(dest="action", metavar="show|eval|facts",
+                                    parser_class=type(parser))
+    show = actions.add_parser("show", help="one bound with its LaTeX form")
+    show.add_argument("id")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(handler=_show)
+    ev = actions.add_parser("eval", help="evaluate a bound (refuses parameters outside its "
+                                         "regime)")
+    ev.add_argument("id")
+    for name in _parameter_names():
+        flag = "memory" if name == "M" else name
+        ev.add_argument(f"--{flag}", dest=f"p_{name}", metavar="X", help=f"parameter {name}")
+    ev.add_argument("--json", action="store_true", help="print JSON")
+    ev.set_defaults(handler=_eval)
+    facts = actions.add_parser("facts", help="prove the facts (exit 0 all proved, 1 a fact "
+                                             "refuted, 3 one unknown)")
+    facts.add_argument("--json", action="store_true", help="print JSON")
+    facts.add_argument("--only", nargs="+", metavar="ID", help="only these facts")
+    facts.set_defaults(handler=_facts)
+
+
+def _parameter_names() -> list[str]:
+    from ioverify.bounds.symbols import BY_NAME
+
+    return list(BY_NAME)
+
+
+def bound_summary(bound) -> dict:
+    return {"id": bound.id, "title": bound.title, "kind": bound.kind,
+            "firmness": bound.firmness, "asymptotic": bound.asymptotic,
+            "variant": bound.variant, "graph": bound.graph, "source": bound.source,
+            "section": bound.section, "params": list(bound.param_names),
+            "regime": [str(c) for c in bound.conditions], "expression": str(bound.expr),
+            "latex": bound.latex(), "statement": bound.statement, "family": bound.family,
+            "notes": bound.notes}
+
+
+def _list(args) -> int:
+    from ioverify.bounds import REGISTRY
+
+    if args.json:
+        print_json([bound_summary(b) for b in REGISTRY.values()])
+        return 0
+    width = max(len(b) for b in REGISTRY)
+    for bound in REGISTRY.values():
+        shape = " (asymptotic)" if bound.asymptotic else ""
+        print(f"{bound.id:<{width}}  {bound.kind:<5}  {bound.firmness:<8}  "
+              f"{bound.title}{shape}")
+    return 0
+
+
+def _show(args) -> int:
+    from ioverify.bounds import get
+    from ioverify.bounds.model import describe
+
+    bound = get(args.id)
+    if args.json:
+        print_json(bound_summary(bound))
+        return 0
+    rows = [("id", bound.id), ("title", bound.title), ("statement", bound.statement),
+            ("source", bound.source), ("firmness", bound.firmness), ("kind", bound.kind),
+            ("asymptotic", "yes: a shape without constants" if bound.asymptotic else "no"),
+            ("variant", bound.variant), ("graph", bound.graph),
+            ("parameters", ", ".join(bound.param_names)),
+            ("regime", "; ".join(describe(c) for c in bound.conditions) or "all parameters"),
+            ("expression", str(bound.expr)), ("latex", bound.latex())]
+    rows += [("notes", bound.notes)] if bound.notes else []
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    return 0
+
+
+def _eval(args) -> int:
+    from ioverify.bounds import get
+
+    bound = get(args.id)
+    params = {name: _number(getattr(args, f"p_{name}")) for name in _parameter_names()
+              if getattr(args, f"p_{name}") is not None}
+    if bound.asymptotic:
+        value = bound.shape(**params)
+        label = "shape value (asymptotic only: no constants, not a number of transfers)"
+    else:
+        value = bound.evaluate(**params)
+        label = {"lower": "lower bound", "upper": "upper bound", "exact": "exact count",
+                 "tight": "value"}[bound.kind]
+    if args.json:
+        print_json({"id": bound.id, "params": {k: str(v) for k, v in params.items()},
+                    "value": str(value), "asymptotic": bound.asymptotic, "kind": bound.kind})
+    else:
+        print(f"{bound.id}: {label} = {value}")
+    return 0
+
+
+def _number(text: str):
+    """An integer when the text is one, else the text itself (the record checks it)."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _facts(args) -> int:
+    from ioverify.bounds.facts import FACTS, prove
+
+    ids = args.only or list(FACTS)
+    results = [prove(fact_id) for fact_id in ids]
+    if args.json:
+        print_json([r.to_json() for r in results])
+    else:
+        for r in results:
+            extra = f"  C = {r.data['C']}" if "C" in r.data else ""
+            print(f"{r.status:<8}  {r.id}{extra}")
+            if r.status != "proved":
+                print(f"          {r.detail}")
+    statuses = {r.status for r in results}
+    return 1 if "refuted" in statuses else 3 if "unknown" in statuses else 0

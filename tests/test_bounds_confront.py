@@ -1,0 +1,92 @@
+"""Bounds against exact optima on small instances, and the bounds CLI."""
+
+import json
+
+import pytest
+
+from ioverify.bounds.confront import (Optimum, confront, explicit_lower_bounds,
+                                      reference_optima, render_markdown, searched_optima)
+from ioverify.cli import main
+
+
+def test_reference_optima_confront_the_matmul_bounds():
+    rows = confront(reference_optima())
+    bounds = {r.bound for r in rows}
+    assert {"matmul-trivial", "matmul-lean", "matmul-lean-product", "cosma"} <= bounds
+    assert all(r.status == "held" for r in rows)
+
+
+def test_a_bound_above_an_optimum_fails():
+    # a made-up optimum below the trivial bound 12 must be reported as a failure
+    fake = Optimum("matmul", {"m": 2, "k": 2, "n": 2}, 6, 11, "made up for this test")
+    rows = {r.bound: r for r in confront([fake])}
+    assert rows["matmul-trivial"].status == "failed"
+    assert rows["cosma"].status in ("held", "inconclusive")
+    assert "failed" in render_markdown(list(rows.values()))
+
+
+def test_one_shot_bound_above_a_recompute_optimum_is_inconclusive():
+    fake = Optimum("matmul", {"m": 2, "k": 2, "n": 2}, 3, 13, "made up for this test")
+    rows = {r.bound: r for r in confront([fake])}
+    assert rows["cosma"].status == "inconclusive"  # 16/sqrt(3) + 4 > 13
+
+
+def test_searched_optima_on_tiny_instances():
+    optima = searched_optima(seconds=5, instances=(("matmul", {"m": 2, "k": 1, "n": 2}, (3,)),
+                                                   ("attention-forward", {"n": 1, "d": 1},
+                                                    (3,))))
+    assert [(o.family, o.io) for o in optima] == [("matmul", 9), ("attention-forward", 4)]
+    assert all(r.status == "held" for r in confront(optima))
+
+
+def test_every_explicit_lower_bound_is_in_the_confrontation_page():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "bounds-confrontation.md")
+    text = page.read_text()
+    for bound in explicit_lower_bounds():
+        assert f"`{bound.id}`" in text
+
+
+def test_cli_list_show_eval(capsys):
+    assert main(["bounds", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert any(b["id"] == "saha-ye-thm3.1" for b in listed)
+    assert main(["bounds", "show", "saha-ye-thm3.1"]) == 0
+    assert r"\Theta" in capsys.readouterr().out
+    assert main(["bounds", "eval", "matmul-trivial", "--m", "2", "--k", "2", "--n", "2",
+                 "--memory", "3"]) == 0
+    assert "= 12" in capsys.readouterr().out
+    assert main(["bounds", "eval", "saha-ye-thm3.1", "--n", "4", "--d", "4",
+                 "--memory", "16"]) == 0
+    assert "asymptotic only" in capsys.readouterr().out
+
+
+def test_cli_eval_out_of_regime_exits_2_with_one_line(capsys):
+    assert main(["bounds", "eval", "saha-ye-algorithm1", "--n", "4", "--d", "3",
+                 "--memory", "16"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "B divides d" in err
+    assert main(["bounds", "show", "nope"]) == 2
+
+
+def test_cli_facts_exit_codes(capsys, monkeypatch):
+    assert main(["bounds", "facts", "--only", "crossover/saha-ye-thm3.1"]) == 0
+    from ioverify.bounds import facts
+
+    fake = facts.Fact("fake", "a fact z3 cannot settle",
+                      lambda: facts.Part("unknown", "test", "made unknown"))
+    monkeypatch.setitem(facts.FACTS, "fake", fake)
+    assert main(["bounds", "facts", "--only", "fake"]) == 3
+    wrong = facts.Fact("wrong", "a refuted fact",
+                       lambda: facts.Part("refuted", "test", "made refuted"))
+    monkeypatch.setitem(facts.FACTS, "wrong", wrong)
+    capsys.readouterr()
+    assert main(["bounds", "facts", "--only", "wrong", "fake", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert [r["status"] for r in out] == ["refuted", "unknown"]
+
+
+@pytest.mark.slow
+def test_cli_facts_all_proved():
+    assert main(["bounds", "facts"]) == 0
