@@ -33,7 +33,7 @@ def check_header(doc: object, fmt: str, version: int, what: str) -> dict:
         raise InvalidFormat(f"{what} must be a JSON object with \"format\": {fmt!r}")
     if doc.get("format") != fmt:
         raise InvalidFormat(f"{what} has format {doc.get('format')!r}, expected {fmt!r}")
-    if doc.get("version") != version:
+    if type(doc.get("version")) is not int or doc["version"] != version:  # true == 1 in Python
         raise InvalidFormat(f"{what} has version {doc.get('version')!r}; this ioverify reads "
                             f"{fmt} version {version}")
     return doc

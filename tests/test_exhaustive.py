@@ -1,0 +1,222 @@
+"""The exhaustive optimal search: reference optima, every kind of answer, and differential tests
+against a naive search over ALL moves (no normal form) and against random legal schedules."""
+
+import time
+from collections import deque
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ioverify.dag import DAG, binary_tree, matmul, pyramid
+from ioverify.errors import InternalError, InvalidArgument
+from ioverify.game import replay
+from ioverify.game import exhaustive
+from ioverify.game.exhaustive import SearchResult, exhaustive_optimum
+from ioverify.strategies import dags, memory_sizes, schedules
+
+# THEORY.md section 1 (recompute); the one-shot figures were found by this search.
+REFERENCE = [
+    ("pyramid(3)", pyramid(3), 3, 11, 11), ("pyramid(3)", pyramid(3), 4, 7, 7),
+    ("pyramid(3)", pyramid(3), 5, 5, 5),
+    ("binary_tree(8)", binary_tree(8), 3, 15, 15), ("binary_tree(8)", binary_tree(8), 4, 11, 11),
+    ("binary_tree(8)", binary_tree(8), 5, 9, 9),
+]
+
+
+@pytest.mark.parametrize("name, dag, memory, recompute, one_shot", REFERENCE,
+                         ids=[f"{r[0]}-M{r[2]}" for r in REFERENCE])
+def test_reference_optima(name, dag, memory, recompute, one_shot):
+    for variant, expected in (("recompute", recompute), ("one-shot", one_shot)):
+        result = exhaustive_optimum(dag, memory, variant)
+        assert result.complete and result.optimum == expected, (variant, result)
+        check = replay(dag, result.schedule, memory, variant)
+        assert check.ok and check.io == expected
+        assert "optimum" in result.reason and result.states > 0 and result.seconds >= 0
+
+
+# matmul(2,2,2), chain summation: THEORY.md section 1 gives the recompute optima; one-shot
+# agrees on these four (found by this search).
+MATMUL = [(3, 25), (4, 17), (5, 14), (6, 13)]
+
+
+@pytest.mark.parametrize("variant", ["recompute", "one-shot"])
+@pytest.mark.parametrize("memory, expected", [
+    pytest.param(m, q, marks=[pytest.mark.slow] if m <= 4 else []) for m, q in MATMUL])
+def test_matmul_222_chain(variant, memory, expected):
+    dag = matmul(2, 2, 2)
+    result = exhaustive_optimum(dag, memory, variant)
+    assert result.complete and result.optimum == expected
+    assert replay(dag, result.schedule, memory, variant).io == expected
+
+
+def test_matmul_222_below_the_optimum_at_m6_is_refuted_quickly():
+    dag = matmul(2, 2, 2)
+    result = exhaustive_optimum(dag, 7, below=12)  # 8 loads + 4 stores are unavoidable
+    assert result.complete and result.optimum is None and "I/O < 12" in result.reason
+
+
+def test_infeasible_memory_names_the_vertex():
+    result = exhaustive_optimum(pyramid(2), 2)
+    assert result.complete and result.optimum is None and result.schedule is None
+    assert "infeasible" in result.reason and "'x[1,0]'" in result.reason
+
+
+def test_below_finds_optimum_or_proves_none():
+    dag = pyramid(3)
+    assert exhaustive_optimum(dag, 3, below=12).optimum == 11
+    none = exhaustive_optimum(dag, 3, below=11)
+    assert none.complete and none.optimum is None and none.schedule is None
+    assert exhaustive_optimum(dag, 3, below=0).optimum is None
+
+
+def test_budgets_give_incomplete_results():
+    dag = binary_tree(8)
+    result = exhaustive_optimum(dag, 3, max_states=50)
+    assert not result.complete and result.optimum is None and "state budget" in result.reason
+    result = exhaustive_optimum(matmul(2, 2, 2), 3, deadline=time.monotonic())
+    assert not result.complete and result.optimum is None and "deadline" in result.reason
+
+
+def test_no_outputs_costs_nothing():
+    result = exhaustive_optimum(DAG.from_edges(["a", "b"], []), 1)
+    assert result.optimum == 0 and len(result.schedule) == 0
+
+
+def test_useless_vertices_are_not_touched():
+    # d hangs off the output path but is not an output: never computed, never stored.
+    dag = DAG.from_edges(["a", "c", "d"], [("a", "c"), ("a", "d")], outputs=["c"])
+    result = exhaustive_optimum(dag, 2)
+    assert result.optimum == 2 and dag.index["d"] not in set(result.schedule.vertices)
+
+
+def test_bad_arguments():
+    dag = pyramid(2)
+    for kwargs, word in [({"memory": 0}, "memory"), ({"memory": 3, "variant": "x"}, "variant"),
+                         ({"memory": 3, "below": 1.5}, "below"),
+                         ({"memory": 3, "max_states": 0}, "max_states"),
+                         ({"memory": 3, "deadline": "soon"}, "deadline")]:
+        with pytest.raises(InvalidArgument, match=word):
+            exhaustive_optimum(dag, **kwargs)
+    with pytest.raises(InvalidArgument, match="dag"):
+        exhaustive_optimum("pyramid", 3)
+
+
+def test_a_schedule_failing_replay_raises(monkeypatch):
+    real = exhaustive._Search._schedule
+
+    def tampered(self, goal, parent):
+        schedule = real(self, goal, parent)
+        return type(schedule)(schedule.kinds[:-1], schedule.vertices[:-1])
+
+    monkeypatch.setattr(exhaustive._Search, "_schedule", tampered)
+    with pytest.raises(InternalError, match="failed replay"):
+        exhaustive_optimum(pyramid(2), 3)
+
+
+def test_search_result_is_frozen():
+    result = exhaustive_optimum(pyramid(2), 3)
+    assert isinstance(result, SearchResult)
+    with pytest.raises(AttributeError):
+        result.optimum = 0
+
+
+# --- an independent naive oracle: Dijkstra (0-1 BFS) over every legal move --------------------
+
+def naive_optimum(dag: DAG, memory: int, variant: str) -> int | None:
+    """The optimum by brute force over (red, blue, computed) with every move of THEORY.md
+    section 1, any time, on every vertex: no normal form, no heuristic."""
+    n = len(dag)
+    one_shot = variant == "one-shot"
+    inputs = {v for v in range(n) if not dag.preds[v]}
+    start = (frozenset(), frozenset(inputs), frozenset())
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        red, blue, done = state
+        g = dist[state]
+        if all(o in blue for o in dag.outputs):
+            return g
+        for cost, nxt in naive_moves(dag, memory, one_shot, inputs, red, blue, done):
+            if nxt not in dist or dist[nxt] > g + cost:
+                dist[nxt] = g + cost
+                (queue.append if cost else queue.appendleft)(nxt)
+    return None
+
+
+def naive_moves(dag, memory, one_shot, inputs, red, blue, done):
+    for v in range(len(dag)):
+        if v in red:
+            yield 0, (red - {v}, blue, done)
+            if v not in blue:
+                yield 1, (red, blue | {v}, done)
+        elif len(red) < memory:
+            if v in blue:
+                yield 1, (red | {v}, blue, done)
+            if (v not in inputs and all(p in red for p in dag.preds[v])
+                    and not (one_shot and v in done)):
+                yield 0, (red | {v}, blue, done | {v} if one_shot else done)
+
+
+@settings(max_examples=25)
+@given(st.data())
+def test_matches_naive_search(data):
+    dag = data.draw(dags(max_vertices=6))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    for variant in ("recompute", "one-shot"):
+        result = exhaustive_optimum(dag, memory, variant)
+        assert result.complete
+        assert result.optimum == naive_optimum(dag, memory, variant), variant
+
+
+@pytest.mark.slow
+@settings(max_examples=300)
+@given(st.data())
+def test_matches_naive_search_thoroughly(data):
+    dag = data.draw(dags(max_vertices=7, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    for variant in ("recompute", "one-shot"):
+        assert exhaustive_optimum(dag, memory, variant).optimum == naive_optimum(dag, memory,
+                                                                                 variant)
+
+
+@given(st.data())
+def test_optimum_bounds_random_schedules_and_variants(data):
+    dag = data.draw(dags())
+    memory = data.draw(memory_sizes(dag))
+    optima = {}
+    for variant in ("recompute", "one-shot"):
+        result = exhaustive_optimum(dag, memory, variant)
+        assert result.complete and result.optimum is not None
+        check = replay(dag, result.schedule, memory, variant)
+        assert check.ok and check.io == result.optimum
+        schedule = data.draw(schedules(dag, memory, variant=variant))
+        assert result.optimum <= replay(dag, schedule, memory, variant).io
+        optima[variant] = result.optimum
+    assert optima["one-shot"] >= optima["recompute"]
+    below = exhaustive_optimum(dag, memory, "recompute", below=optima["recompute"])
+    assert below.complete and below.optimum is None
+
+
+def test_one_shot_differs_from_recompute_somewhere():
+    """A DAG where recomputation saves I/O: the search must see the variants apart.  With M = 3,
+    v3 = f(v0, v2) and v4 = f(v1, v2) cannot both be computed while v0, v1, v2 are red; the
+    recompute variant recomputes v1 from v0 (I/O 3: one load, two stores), one-shot must store
+    and reload something (I/O 4)."""
+    edges = [("v0", "v1"), ("v0", "v2"), ("v1", "v2"), ("v0", "v3"), ("v2", "v3"), ("v1", "v4"),
+             ("v2", "v4")]
+    dag = DAG.from_edges(["v0", "v1", "v2", "v3", "v4"], edges)
+    recompute = exhaustive_optimum(dag, 3, "recompute")
+    one_shot = exhaustive_optimum(dag, 3, "one-shot")
+    assert (recompute.optimum, one_shot.optimum) == (3, 4)
+    assert naive_optimum(dag, 3, "recompute") == 3 and naive_optimum(dag, 3, "one-shot") == 4
+    assert replay(dag, recompute.schedule, 3, "one-shot").error_rule == "one-shot-recompute"
+
+
+def test_bench_suite_quick(capsys):
+    from ioverify.bench import SUITES, exhaustive as suite
+
+    assert SUITES["exhaustive"] == "ioverify.bench.exhaustive"
+    assert suite.run(quick=True) == 0
+    out = capsys.readouterr().out
+    assert "binary_tree(8)" in out and "matmul(2,2,2) chain" in out
