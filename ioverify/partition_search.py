@@ -1,0 +1,193 @@
+"""P(2M) by search, and the horizon-free lower bound Q >= M * (P(2M) - 1) (Hong-Kung Lemma 3.1).
+
+The least number of parts P(S) of an S-partition is bracketed by
+
+- a lower end: the counting bound below, then "unsat at h" answers of the Z3 query
+  (``ioverify.encode.partition``), each proving P(S) >= h + 1;
+- an upper end: a witness partition, first a greedy one, then the models of "sat at h" answers.
+
+Every witness is re-checked by the independent checker ``ioverify.partition.check_partition``
+before it is used; a failure raises ``InternalError``.  The bracket is narrowed from below, one
+part at a time, until it closes (P(S) exact) or the time or work budget runs out.  Whatever
+lower end was proved gives a valid I/O lower bound M * (lower - 1) even when P(S) is not exact.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ioverify.dag.model import DAG
+from ioverify.errors import InternalError, InvalidArgument
+from ioverify.partition import (check_partition, dominator_size, minimum_set, parts_to_names,
+                                partition_lower_bound)
+from ioverify.verdict import Evidence, Infeasible, Unknown, Verdict, Verified
+
+
+@dataclass
+class PartitionSearch:
+    """The bracket ``lower <= P(S) <= upper`` reached, the witness attaining ``upper`` (vertex ids),
+    how each end was established, and the solver calls made."""
+
+    S: int
+    lower: int
+    upper: int
+    witness: list[list[int]]
+    lower_by: str
+    seconds: float = 0.0
+    queries: list[tuple[int, str, float]] = field(default_factory=list)
+    stopped: str = ""
+
+    @property
+    def exact(self) -> bool:
+        return self.lower == self.upper
+
+
+def counting_lower_bound(dag: DAG, S: int) -> int:
+    """P(S) >= ceil(#inputs / S) and >= ceil(#sinks / S): an input in a part lies in that part's
+    dominator (path of length 0) and a sink lies in its part's minimum set; both have <= S per part."""
+    sinks = sum(1 for succ in dag.succs if not succ)
+    return max(1, -(-len(dag.inputs) // S), -(-sinks // S))
+
+
+def greedy_partition(dag: DAG, S: int) -> list[list[int]]:
+    """Cut the topological order into maximal consecutive segments that each have a dominator and a
+    minimum set of size <= S.  Consecutive segments make every edge go forward, and a single
+    vertex always qualifies (S >= 1), so this is an S-partition."""
+    parts: list[list[int]] = []
+    current: list[int] = []
+    for v in range(len(dag)):
+        candidate = current + [v]
+        if current and not _part_fits(dag, S, candidate):
+            parts.append(current)
+            candidate = [v]
+        current = candidate
+    parts.append(current)
+    return parts
+
+
+def _part_fits(dag: DAG, S: int, part: list[int]) -> bool:
+    return (len(minimum_set(dag, part)) <= S
+            and dominator_size(dag, part, limit=S + 1) <= S)
+
+
+def search_partition(dag: DAG, S: int, *, timeout: float | None = None, seed: int = 0,
+                     rlimit: int | None = None) -> PartitionSearch:
+    """Bracket P(S) as tightly as the budget allows (see the module docstring)."""
+    start = time.monotonic()
+    deadline = None if timeout is None else start + timeout
+    witness = recheck(dag, S, greedy_partition(dag, S))
+    lower = counting_lower_bound(dag, S)
+    result = PartitionSearch(S, lower, len(witness), witness, "counting inputs and sinks")
+    if not result.exact:
+        _ascend(dag, result, deadline, seed, rlimit)
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def _ascend(dag: DAG, result: PartitionSearch, deadline: float | None, seed: int,
+            rlimit: int | None) -> None:
+    """Ask "at most k parts?" for k = lower, lower + 1, ...: each unsat raises the proven lower end
+    (the end that bounds the I/O), the first sat closes the bracket.  Queries far below P(S) are
+    cheap (matmul(3,3,3), S = 6: unsat at 3 parts in 0.4 s, at 4 in 9 s), which bisection, whose
+    first query sits mid-bracket, cannot exploit."""
+    from ioverify.encode.partition import encode_partition
+
+    encoding = encode_partition(dag, result.S, result.upper - 1, seed=seed, rlimit=rlimit)
+    while result.lower < result.upper:
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            result.stopped = "the time limit was reached"
+            return
+        k = result.lower
+        began = time.monotonic()
+        answer = encoding.check(k, None if remaining is None else remaining * 1000)
+        result.queries.append((k, answer, time.monotonic() - began))
+        if answer == "sat":
+            result.witness = recheck(dag, result.S, encoding.decode(), at_most=k)
+            result.upper = len(result.witness)
+        elif answer == "unsat":
+            result.lower, result.lower_by = k + 1, f"Z3: no {result.S}-partition with {k} parts"
+        else:
+            result.stopped = f"Z3 answered unknown at {k} parts ({encoding.query.reason_unknown()})"
+            return
+
+
+def recheck(dag: DAG, S: int, parts: list[list[int]], at_most: int | None = None) -> list[list[int]]:
+    """The independent checker must accept every witness; anything else is a bug in ioverify."""
+    verdict = check_partition(dag, S, parts)
+    if not verdict.ok:
+        raise InternalError(f"witness {S}-partition fails the checker, condition "
+                            f"{verdict.condition}: {verdict.message}")
+    if at_most is not None and len(parts) > at_most:
+        raise InternalError(f"witness has {len(parts)} parts, the query allowed {at_most}")
+    return parts
+
+
+def partition_bound(dag: DAG, memory: int, *, timeout: float | None = None, seed: int = 0,
+                    rlimit: int | None = None) -> Verdict:
+    """The partition lower bound Q >= M * (P(2M) - 1) on the recompute optimum, as a verdict:
+    Verified when P(2M) is exact, Unknown with the lower bound still proven otherwise,
+    Infeasible when no calculation with M red pebbles exists."""
+    from ioverify.game.rules import check_memory, infeasibility
+
+    check_memory(memory)
+    if timeout is not None and not timeout > 0:
+        raise InvalidArgument(f"timeout must be positive, got {timeout!r}")
+    why = infeasibility(dag, memory)
+    if why is not None:
+        return Infeasible(why)
+    core = core_dag(dag)
+    left_out = sorted(set(dag.names) - set(core.names))
+    return verdict_of(core, memory, search_partition(core, 2 * memory, timeout=timeout,
+                                                     seed=seed, rlimit=rlimit), left_out)
+
+
+def core_dag(dag: DAG) -> DAG:
+    """The vertices with a path to an output (outputs included), as a DAG with the same names.
+
+    The lemma is applied here, not to ``dag``: a calculation never needs a vertex with no output
+    downstream (dropping every move on such vertices keeps a schedule legal and complete without
+    adding I/O), so the optimum of ``dag`` equals that of its core; and Hong-Kung's construction
+    covers only vertices that receive a red pebble, which in a complete calculation of the core
+    is all of them (each lies on a path computed back from an output).  On ``dag`` itself P(2M)
+    can exceed what any calculation needs: an input feeding K unused sinks forces about K/2M
+    parts."""
+    if not dag.outputs:
+        raise InvalidArgument("the DAG has no outputs: no calculation is needed, nothing to bound")
+    keep = [False] * len(dag)
+    for v in dag.outputs:
+        keep[v] = True
+    for v in range(len(dag) - 1, -1, -1):  # reverse topological order
+        if keep[v]:
+            for p in dag.preds[v]:
+                keep[p] = True
+    if all(keep):
+        return dag
+    names = [dag.names[v] for v in range(len(dag)) if keep[v]]
+    edges = [(dag.names[u], dag.names[v]) for u, v in dag.edges() if keep[v]]
+    ops = {dag.names[v]: dag.ops[v] for v in range(len(dag)) if keep[v] and dag.preds[v]}
+    return DAG.from_edges(names, edges, [dag.names[v] for v in dag.outputs], ops)
+
+
+def verdict_of(dag: DAG, memory: int, result: PartitionSearch,
+               left_out: list[str] | tuple = ()) -> Verdict:
+    """Turn a bracket on P(2M) of ``dag`` (a core, see ``core_dag``; ``left_out`` names the
+    vertices it dropped) into a verdict on the I/O: only the lower end proves anything."""
+    bound = partition_lower_bound(memory, result.lower)
+    if result.exact:
+        return Verified(bound=bound, evidence=Evidence("partition-lemma", evidence_detail(
+            dag, memory, result, left_out)))
+    return Unknown(f"P({result.S}) is between {result.lower} and {result.upper} "
+                   f"({result.stopped or 'search stopped'}); the lower end alone proves "
+                   f"Q >= {memory} * ({result.lower} - 1) = {bound}", lower_bound=bound)
+
+
+def evidence_detail(dag: DAG, memory: int, result: PartitionSearch,
+                    left_out: list[str] | tuple = ()) -> dict:
+    """The evidence: the witness partition covers the core only; ``left_out`` lists the vertices
+    with no output downstream (empty for the families, whose outputs are all sinks)."""
+    return {"S": result.S, "memory": memory, "parts": result.upper if result.exact else None,
+            "parts_lower": result.lower, "parts_upper": result.upper,
+            "lower_by": result.lower_by,
+            "partition": parts_to_names(dag, result.witness), "left_out": list(left_out)}
