@@ -81,6 +81,8 @@ class ObligationItem(pytest.Item):
             return
         if verdict.status in ("unknown", "bounded") and \
                 config.getoption("ioverify_unknown") == "skip":
+            from ioverify.serialize import describe
+
             pytest.skip(f"{verdict.status}: {describe(verdict)}")
         raise ObligationFailed(failure_text(self.obligation, verdict))
 
@@ -93,16 +95,10 @@ class ObligationItem(pytest.Item):
         return self.path, None, f"{self.obligation.claim}: {self.obligation.id}"
 
 
-def describe(verdict) -> str:
-    for attr in ("reason", "horizon"):
-        value = getattr(verdict, attr, None)
-        if value:
-            return f"{attr} {value}"
-    return verdict.status
-
-
 def failure_text(obligation, verdict) -> str:
     """The failure as text, with a refuting schedule as commands a user can paste."""
+    from ioverify.serialize import describe
+
     lines = [f"{verdict.status.upper()}: {obligation.claim} on {obligation.id}",
              f"  {describe(verdict)}"]
     schedule = getattr(verdict, "schedule", None)
@@ -120,8 +116,8 @@ def paste_commands(obligation, schedule) -> list[str]:
     dag = build_family(spec)
     params = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in spec["params"].items())
     variant = " --one-shot" if spec.get("variant") == "one-shot" else ""
-    return [f"  ioverify dag {spec['family']} {params} -o dag.json",
-            "  cat > schedule.json <<'EOF'",
-            "  " + json.dumps(schedule.to_dict(dag)),
-            "  EOF",
-            f"  ioverify replay dag.json schedule.json --memory {spec['memory']}{variant}"]
+    return [f"ioverify dag {spec['family']} {params} -o dag.json",
+            "cat > schedule.json <<'EOF'",
+            json.dumps(schedule.to_dict(dag)),
+            "EOF",
+            f"ioverify replay dag.json schedule.json --memory {spec['memory']}{variant}"]

@@ -36,6 +36,10 @@ def relies_on(verdict: Verdict) -> list[str]:
     evidence = getattr(verdict, "evidence", None)
     if evidence is None or verdict.status not in ("optimal", "verified"):
         return []
+    if evidence.kind == "partition-lemma" and not str(
+            evidence.detail.get("lower_by", "Z3")).startswith("Z3"):
+        return [f"the counting argument for the least number of parts: "
+                f"{evidence.detail['lower_by']}"]
     reason = RELIES_ON.get(evidence.kind)
     return [reason] if reason else []
 
@@ -77,3 +81,26 @@ def _instance_dag(ob):
     from ioverify.obligations import build_family
 
     return build_family(ob.spec)
+
+
+def describe(verdict: Verdict) -> str:
+    """One line saying what a verdict established and on what evidence."""
+    status = verdict.status
+    evidence = getattr(verdict, "evidence", None)
+    if status == "optimal":
+        return f"optimum {verdict.io} ({evidence.kind})"
+    if status == "verified":
+        return f"verified, bound {verdict.bound} ({evidence.kind})"
+    if status == "refuted":
+        if verdict.reason:
+            return verdict.reason
+        if verdict.schedule is not None and verdict.claim is not None:
+            return (f"a replayed schedule with {verdict.io} I/O beats the claimed lower bound "
+                    f"{verdict.claim}")
+        return "refuted"
+    if status == "bounded":
+        return f"no schedule within {verdict.horizon} moves (not a proof beyond that horizon)"
+    bounds = [f"{name} {value}" for name, value in (("lower", getattr(verdict, "lower_bound", None)),
+                                                     ("upper", getattr(verdict, "upper_bound", None)))
+              if value is not None]
+    return verdict.reason + (f" (bounds so far: {', '.join(bounds)})" if bounds else "")

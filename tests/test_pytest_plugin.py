@@ -42,6 +42,17 @@ def test_true_passes_false_fails_with_pasteable_counterexample(pytester):
     ])
 
 
+def test_pasted_counterexample_replays(pytester, tmp_path):
+    pytester.makepyfile(my_claims=CLAIMS)
+    lines = pytester.runpytest("-p", "no:cacheprovider").outlines
+    start = lines.index("Replay the counterexample:") + 1
+    script = "\n".join(lines[start:start + 5]) + "\n"
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "legal and complete" in done.stdout and "= 7 I/O" in done.stdout
+
+
 def test_solver_marker_selects_items(pytester):
     pytester.makepyfile(my_claims=CLAIMS)
     result = pytester.runpytest("-p", "no:cacheprovider", "-m", "not ioverify_solver")

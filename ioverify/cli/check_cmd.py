@@ -27,6 +27,9 @@ def register(sub) -> None:
                    help="where to write certificates (default ./certificates)")
     p.add_argument("--docs", default="docs/claims", metavar="DIR",
                    help="where to write the claim pages (default ./docs/claims)")
+    p.add_argument("--no-plots", action="store_true",
+                   help="do not regenerate the plots (they are drawn for the shipped claims "
+                        "when matplotlib is installed)")
     p.add_argument("--quiet", "-q", action="store_true", help="no per-obligation progress")
     p.set_defaults(handler=_check)
 
@@ -54,13 +57,15 @@ def _check(args) -> int:
     results = check_claims(claims, budget, args.jobs, args.scheduler,
                            None if args.quiet or args.json else _progress)
     certs = write_certificates(results, Path(args.certificates), budget)
-    pages = write_pages(results, Path(args.docs))
+    pages = write_pages(results, Path(args.docs), plots=not args.paths and not args.no_plots)
     overall = merge(cr.verdict for cr in results)
     _print(results, certs, pages, overall, args.json)
     return {"optimal": 0, "verified": 0, "refuted": 1}.get(overall.status, 3)
 
 
 def _print(results, certs, pages, overall, as_json) -> None:
+    from ioverify.serialize import describe
+
     if as_json:
         print_json({"status": overall.status, "claims": [
             {"id": cr.claim.id, "status": cr.verdict.status,
@@ -73,7 +78,6 @@ def _print(results, certs, pages, overall, as_json) -> None:
         print(f"{cr.verdict.status:<10} {cr.claim.id}: {cr.claim.title}")
         for r in cr.results:
             if r.verdict.status not in ("optimal", "verified"):
-                reason = getattr(r.verdict, "reason", "") or ""
-                print(f"    {r.verdict.status:<10} {r.obligation.id} {reason}")
+                print(f"    {r.verdict.status:<10} {r.obligation.id}: {describe(r.verdict)}")
     print(f"overall: {overall.status}; {len(certs)} certificate(s) written"
           + (f", {len(pages)} page(s) regenerated" if pages else ""))

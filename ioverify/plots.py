@@ -1,0 +1,152 @@
+"""Plots for the documentation (matplotlib, from the ``docs`` or ``test`` extra).
+
+- kernel I/O against M on log-log axes, with the bound curves and the crossover M = d^2: every
+  point is a traced, certified run whose I/O equals its closed form;
+- exact optima on small instances against the lower bounds evaluated there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FORWARD = ("attention-standard", "flash-forward-v1", "flash-forward-v2", "square-tiling-forward")
+BACKWARD = ("flash-backward-v1", "flash-backward-v2", "square-tiling-backward")
+SIZES = {"n": 128, "d": 16}
+
+
+def available() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def memory_sweep(d: int, n: int) -> list[int]:
+    """M from 2d to n d, about four points per octave."""
+    sweep, m = [], 2 * d
+    while m <= n * d:
+        sweep.append(int(m))
+        m *= 2 ** 0.25
+    return sorted(set(sweep))
+
+
+def _kernel_series(names, sizes, sweep):
+    """Traced I/O by a shape-only run of each kernel (the counts do not depend on the data; the
+    shipped claims certify the same kernels with data, and their counts equal the closed forms)."""
+    from ioverify.errors import IOVerifyError
+    from kernels import count_only
+
+    series = {}
+    for name in names:
+        points = []
+        for memory in sweep:
+            try:
+                loads, stores, _, _ = count_only(name, memory=memory, **sizes)
+            except IOVerifyError:  # M too small for this kernel's blocks
+                continue
+            points.append((memory, loads + stores))
+        series[name] = points
+    return series
+
+
+def _bound_series(bound_ids, sizes, sweep):
+    from ioverify.bounds import get
+
+    series = {}
+    for bound_id in bound_ids:
+        bound = get(bound_id)
+        points = []
+        for memory in sweep:
+            try:
+                value = float(bound.evaluate(**sizes, M=memory))
+            except Exception:  # noqa: BLE001 - outside the bound's regime
+                continue
+            if value > 0:
+                points.append((memory, value))
+        series[bound_id] = points
+    return series
+
+
+def _shape_series(theta_id, sizes, sweep):
+    from ioverify.bounds import get
+
+    bound = get(theta_id)
+    return [(memory, float(bound.shape(**sizes, M=memory))) for memory in sweep]
+
+
+def kernel_plot(path: Path, kernels, lower_bounds, title: str, theta: str | None = None,
+                sizes=SIZES) -> Path:
+    plt = _pyplot()
+    n, d = sizes["n"], sizes["d"]
+    sweep = memory_sweep(d, n)
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    for name, points in _kernel_series(kernels, sizes, sweep).items():
+        if points:
+            ax.plot(*zip(*points), marker="o", markersize=3, label=f"{name} (traced)")
+    for bound_id, points in _bound_series(lower_bounds, sizes, sweep).items():
+        if points:
+            ax.plot(*zip(*points), linestyle="--", label=f"lower bound {bound_id}")
+    if theta:
+        ax.plot(*zip(*_shape_series(theta, sizes, sweep)), color="black", linestyle=":",
+                label=f"{theta}: Θ shape, constant 1 (asymptotic only)")
+    ax.axvline(d * d, color="grey", linestyle=":", label="crossover M = d²")
+    ax.set(xscale="log", yscale="log", xlabel="fast memory M (words)",
+           ylabel="words moved (loads + stores)", title=f"{title}, n = {n}, d = {d}")
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def optima_plot(path: Path, claim_results) -> Path | None:
+    """Exact optima found by the searches against the lower bounds claimed on the same instances."""
+    rows = []
+    for cr in claim_results:
+        for r in cr.results:
+            ob, v = r.obligation, r.verdict
+            if ob.kind != "exact-search" or getattr(v, "io", None) is None:
+                continue
+            rows.append((ob.id.rsplit("/", 2)[0], v.io, r.detail.get("claimed_lower_bound")))
+    if not rows:
+        return None
+    plt = _pyplot()
+    rows = sorted(set(rows))
+    fig, ax = plt.subplots(figsize=(7.5, 0.28 * len(rows) + 1.5))
+    y = range(len(rows))
+    ax.barh(list(y), [r[1] for r in rows], color="tab:blue", alpha=0.6, label="exact optimum")
+    claimed = [(i, r[2]) for i, r in enumerate(rows) if r[2] is not None]
+    if claimed:
+        ax.scatter([c[1] for c in claimed], [c[0] for c in claimed], color="tab:red", marker="|",
+                   s=200, label="claimed lower bound")
+    ax.set_yticks(list(y), [r[0] for r in rows], fontsize=7)
+    ax.set(xlabel="words moved", title="Exact optima against the lower bounds")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_all(folder: Path, claim_results) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = [
+        kernel_plot(folder / "forward-io.png", FORWARD,
+                    ("attention-forward-explicit-large", "attention-forward-explicit-small"),
+                    "Attention forward kernels", theta="saha-ye-thm3.1"),
+        kernel_plot(folder / "backward-io.png", BACKWARD, ("attention-backward-explicit",),
+                    "Attention backward kernels", theta="attention-backward-v2"),
+    ]
+    optima = optima_plot(folder / "optima.png", claim_results)
+    return written + ([optima] if optima else [])
