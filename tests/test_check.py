@@ -144,7 +144,6 @@ def test_jobs_give_identical_results(tmp_path):
     assert serial == parallel and len(serial) == 3
 
 
-@pytest.mark.slow
 def test_dask_cluster_gives_identical_results(tmp_path):
     distributed = pytest.importorskip("distributed")
     claim = write_claim(tmp_path, "pyramid-grid", '[(m, {"lower_bound": 5}) for m in (3, 4)]')

@@ -1,0 +1,68 @@
+"""The documentation: examples run, generated pages are current, every claim has a page, and the
+site builds strictly."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
+
+
+@pytest.mark.parametrize("page", ["howto/strategies.md"])
+def test_python_examples_run(page, tmp_path):
+    for i, code in enumerate(python_blocks(DOCS / page)):
+        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, f"{page} example {i}:\n{done.stderr}"
+
+
+def test_every_public_strategy_is_documented():
+    import ioverify.strategies as strategies
+
+    page = (DOCS / "howto" / "strategies.md").read_text()
+    for name in strategies.__all__:
+        assert f"`{name}(" in page, f"strategy {name} is not documented in howto/strategies.md"
+        assert getattr(strategies, name).__doc__, f"strategy {name} has no docstring"
+
+
+@pytest.mark.parametrize("page", ["reference/cli.md", "reference/api.md"])
+def test_generated_reference_is_current(page):
+    from ioverify.docgen import PAGES
+
+    assert (DOCS / page).read_text() == PAGES[page](), \
+        f"docs/{page} is stale: run `python -m ioverify.docgen`"
+
+
+def test_every_shipped_claim_has_a_page():
+    from ioverify.claims import load
+    from ioverify.report import page_name
+
+    claims = load([ROOT / "proofs"])
+    assert claims
+    missing = [c.id for c in claims if not (DOCS / "claims" / page_name(c)).exists()]
+    assert not missing, f"claims without a page (run `ioverify check`): {missing}"
+    index = (DOCS / "claims" / "index.md").read_text()
+    assert all(page_name(c) in index for c in claims)
+
+
+def test_site_builds_strictly(tmp_path):
+    mkdocs = pytest.importorskip("mkdocs")
+    assert mkdocs
+    site = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                           str(site), "--config-file", str(ROOT / "mkdocs.yml")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (site / "index.html").exists() and (site / "claims" / "index.html").exists()
+    shutil.rmtree(site)
