@@ -130,3 +130,34 @@ def merge(verdicts: Iterable[Verdict]) -> Verdict:
 
 def exit_code(verdict: Verdict) -> int:
     return EXIT_CODES[verdict.status]
+
+
+def verdict_to_json(verdict: Verdict, dag: Any = None, *, seconds: float | None = None) -> dict:
+    """One JSON object for a pebbling verdict (issue 3): ``status``, ``io``, ``lower_bound``,
+    ``upper_bound``, ``variant``, ``method`` (the evidence kind, or what was run), ``seconds``,
+    ``schedule`` (ioverify-schedule format, needs ``dag``; null when there is none), plus
+    ``evidence``/``reason``/``horizon``/``claim`` where the verdict has them."""
+    io = lower = upper = None
+    method, extra = None, {}
+    if isinstance(verdict, Optimal):
+        io = lower = upper = verdict.io
+        method, extra = verdict.evidence.kind, {"evidence": verdict.evidence.to_json()}
+    elif isinstance(verdict, Verified):
+        lower, method = verdict.bound, verdict.evidence.kind
+        extra = {"evidence": verdict.evidence.to_json()}
+    elif isinstance(verdict, Refuted):
+        io = upper = verdict.io
+        method, extra = "counterexample", {"claim": verdict.claim, "reason": verdict.reason}
+    elif isinstance(verdict, Bounded):
+        lower, upper, method = verdict.lower_bound, verdict.upper_bound, "bounded-search"
+        extra = {"horizon": verdict.horizon}
+    elif isinstance(verdict, (Unknown, Infeasible)):
+        lower = getattr(verdict, "lower_bound", None)
+        upper = getattr(verdict, "upper_bound", None)
+        method, extra = "none", {"reason": verdict.reason}
+    schedule = getattr(verdict, "schedule", None)
+    return {"status": verdict.status, "io": io, "lower_bound": lower, "upper_bound": upper,
+            "variant": verdict.variant, "method": method,
+            "seconds": None if seconds is None else round(seconds, 3),
+            "schedule": None if schedule is None or dag is None else schedule.to_dict(dag),
+            **extra}

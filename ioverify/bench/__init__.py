@@ -3,7 +3,10 @@
 
 SUITES = {
     "replay": "ioverify.bench.replay",
+    "pebble": "ioverify.bench.pebble",
+    "exhaustive": "ioverify.bench.exhaustive",
     "partition": "ioverify.bench.partition",
     "kernels": "ioverify.bench.kernels",
+    "kernels-extra": "ioverify.bench.kernels_extra",
     "families": "ioverify.bench.families",
 }

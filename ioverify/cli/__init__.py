@@ -17,8 +17,12 @@ from ioverify.errors import EXIT_BAD_INPUT, IOVerifyError
 COMMANDS = (
     "ioverify.cli.dag_cmd",
     "ioverify.cli.replay_cmd",
+    "ioverify.cli.pebble_cmd",
+    "ioverify.cli.partition_cmd",
+    "ioverify.cli.bounds_cmd",
     "ioverify.cli.check_cmd",
     "ioverify.cli.certificate_cmd",
+    "ioverify.cli.kernel_cmd",
     "ioverify.cli.bench_cmd",
 )
 

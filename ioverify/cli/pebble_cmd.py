@@ -1,0 +1,90 @@
+"""``ioverify pebble DAG --memory M [--one-shot] [--claim-lower-bound L] [--timeout S] [--json]
+[--schedule-out FILE]``: the exact pebbling search of ``ioverify.search`` (issue 3)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from ioverify.cli.common import non_negative_int, positive_float, positive_int, print_json
+
+PROGRESS_AFTER = 3.0  # seconds before progress lines appear on stderr
+
+DESCRIPTION = """Find the exact I/O optimum of a DAG with M red pebbles, or check a claimed lower
+bound L: refuted by a replayed schedule of I/O < L, or verified by a complete argument (the
+output names it). Exit 0: optimal or verified; 1: refuted; 2: bad input (or infeasible M);
+3: unknown or bounded (nothing proved beyond a horizon)."""
+
+
+def register(sub) -> None:
+    p = sub.add_parser("pebble", help="exact red-blue pebbling search (optimum or a claim)",
+                       description=DESCRIPTION)
+    p.add_argument("dag", help="an ioverify-dag JSON file")
+    p.add_argument("--memory", "-M", type=positive_int, required=True, help="red pebbles (M)")
+    p.add_argument("--one-shot", action="store_true",
+                   help="one-shot variant: every vertex computed once (default: recompute)")
+    p.add_argument("--claim-lower-bound", type=non_negative_int, metavar="L",
+                   help="check the claim that every schedule needs at least L transfers")
+    p.add_argument("--timeout", type=positive_float, metavar="S",
+                   help="wall-clock limit in seconds (the answer is then 'unknown' if hit)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--schedule-out", metavar="FILE",
+                   help="write the best schedule found (ioverify-schedule JSON) here")
+    p.set_defaults(handler=_pebble)
+
+
+def progress_printer(stream=None):
+    """A progress callback printing to stderr, silent for the first few seconds."""
+    start = time.monotonic()
+
+    def progress(message: str) -> None:
+        if time.monotonic() - start >= PROGRESS_AFTER:
+            print(f"ioverify pebble: {message}", file=stream or sys.stderr, flush=True)
+
+    return progress
+
+
+def _pebble(args) -> int:
+    import json
+
+    from ioverify.cli.common import write_text
+    from ioverify.dag.jsonio import read_dag
+    from ioverify.search import pebble
+    from ioverify.verdict import exit_code, verdict_to_json
+
+    dag = read_dag(args.dag)
+    variant = "one-shot" if args.one_shot else "recompute"
+    start = time.monotonic()
+    verdict = pebble(dag, args.memory, variant=variant, claim_lower_bound=args.claim_lower_bound,
+                     timeout=args.timeout, progress=progress_printer())
+    doc = verdict_to_json(verdict, dag, seconds=time.monotonic() - start)
+    schedule = getattr(verdict, "schedule", None)
+    if args.schedule_out and schedule is not None:
+        write_text(json.dumps(schedule.to_dict(dag), indent=1), args.schedule_out)
+    if args.json:
+        print_json(doc)
+    else:
+        print(describe(doc))
+    return exit_code(verdict)
+
+
+def describe(doc: dict) -> str:
+    """One line for people: the status, the numbers and the argument."""
+    status, variant = doc["status"], doc["variant"]
+    if status == "optimal":
+        text = f"optimal: I/O = {doc['io']} ({variant}; proof: {doc['method']})"
+    elif status == "verified":
+        text = f"verified: every schedule needs >= {doc['lower_bound']} I/O ({variant}; " \
+               f"proof: {doc['method']})"
+    elif status == "refuted":
+        text = f"refuted: a replayed schedule has I/O = {doc['io']} < claim {doc['claim']} " \
+               f"({variant})"
+    elif status == "bounded":
+        text = f"bounded: no better schedule within {doc['horizon']} compute steps; bounds " \
+               f"[{doc['lower_bound']}, {doc['upper_bound']}] ({variant}; nothing proved beyond)"
+    elif status == "unknown":
+        text = f"unknown: {doc['reason']}; bounds [{doc['lower_bound']}, {doc['upper_bound']}] " \
+               f"({variant})"
+    else:
+        text = f"infeasible: {doc['reason']}"
+    return f"{text} in {doc['seconds']:.2f} s"

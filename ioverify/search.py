@@ -1,0 +1,448 @@
+"""Exact pebbling search: beat a claimed lower bound, or prove that nothing can (issue 3).
+
+``pebble(dag, M)`` returns a verdict, never a bool.  The pieces, and the argument each relies on:
+
+1. **Upper bound.** A greedy schedule (Belady eviction) and then the Z3 encoding of
+   ``ioverify.encode.pebbling`` with a descending I/O budget.  Every schedule, whatever produced
+   it, is replayed by ``ioverify.game.replay`` before it is used; one that fails raises
+   ``InternalError``.
+2. **one-shot proof: the horizon is exact.**  In the one-shot variant every needed non-input
+   vertex is computed exactly once, so a schedule has exactly N = |needed non-inputs| computes.
+   The encoding has one step per compute, and loads, stores and deletes are derived between
+   computes (deletes moved to the start of a phase, loads to its end and to the phase of their
+   first use, stores right after the compute: each move only lowers the red count or makes blue
+   earlier, so no schedule is lost).  Hence every one-shot schedule of I/O <= b is a model of the
+   N-step encoding with budget b, whatever its number of moves, and "unsat" at budget b proves the
+   one-shot optimum exceeds b.  Evidence ``one-shot-exact-horizon``.
+3. **recompute proofs need a horizon-free argument**; a bounded recompute encoding that is unsat
+   only gives ``Bounded(horizon)``.  The arguments used, in order:
+   * ``trivial-bound``: every needed input is loaded and every output stored at least once, in
+     any variant; a schedule meeting that count is optimal.
+   * ``proved-horizon`` by the *demand-count lemma* (``compute_demands`` below): some optimal
+     recompute schedule computes each vertex u at most c(u) times (c = 1 for outputs, summed
+     over successors), so the compute-step encoding with sum c(u) steps is exact.  When every
+     c(u) is 1 (``single_use_lemma``) that is the one-shot encoding itself.
+   * ``exhaustive-search``: ``ioverify.game.exhaustive.exhaustive_optimum`` (a configuration
+     search, horizon-free) when it finishes within the time left.
+   Nothing else upgrades a bounded or unknown answer.
+4. Deterministic: fixed seeds; no wall-clock limit unless ``timeout`` is given.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable
+
+from ioverify.dag.model import DAG
+from ioverify.errors import InternalError, InvalidArgument
+from ioverify.game.replay import replay
+from ioverify.game.rules import Schedule, check_memory, check_variant, infeasibility
+from ioverify.verdict import (Bounded, Evidence, Infeasible, Optimal, Refuted, Unknown, Verdict,
+                              Verified)
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class _State:
+    """What the search knows so far: the best replayed schedule and the proved lower bound."""
+
+    dag: DAG
+    memory: int
+    variant: str
+    seed: int
+    deadline: float | None
+    progress: Progress | None
+    start: float
+    best: Schedule
+    upper: int
+    lower: int
+
+    def remaining(self) -> float | None:
+        if self.deadline is None:
+            return None
+        return max(0.001, self.deadline - time.monotonic())
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def report(self, what: str) -> None:
+        if self.progress is not None:
+            self.progress(f"{what}; bounds [{self.lower}, {self.upper}]; "
+                          f"{time.monotonic() - self.start:.1f} s")
+
+
+# --- the independent check every schedule goes through ----
+
+def checked(dag: DAG, schedule: Schedule, memory: int, variant: str, budget: int | None,
+            source: str) -> Schedule:
+    """Replay ``schedule``; a solver or heuristic schedule that fails is a bug: InternalError."""
+    result = replay(dag, schedule, memory, variant)
+    if not result.ok:
+        raise InternalError(f"{source} produced a schedule that fails replay: {result.describe()}")
+    if budget is not None and result.io > budget:
+        raise InternalError(f"{source} produced a schedule of I/O {result.io} above its "
+                            f"budget {budget}")
+    return schedule
+
+
+# --- lower bounds and lemmas (no solver) ---------------------------------------------------------
+
+def trivial_lower_bound(dag: DAG) -> int:
+    """Every needed input is loaded once and every output stored once (any variant)."""
+    from ioverify.encode.pebbling import useful_vertices
+
+    return sum(1 for v in useful_vertices(dag) if dag.is_input[v]) + len(dag.outputs)
+
+
+def compute_demands(dag: DAG) -> dict[int, int]:
+    """The *demand-count lemma*: some optimal recompute schedule computes every needed non-input
+    vertex u at most c(u) times, c(u) = sum of c(s) over needed successors s + (1 if u is an
+    output); outputs without successors have c = 1.
+
+    Proof.  Take any complete recompute schedule S.  Call the *placing event* of u for a move at
+    time t the last compute or load of u before t (u stays red from it until t, because placing
+    red on a red vertex is illegal).  Mark, for each output o, its first store and the placing
+    event of that store, which is a compute (a load would need o blue before its first store).
+    For each marked compute of v, mark the placing event of each predecessor.  For a marked load
+    of a non-input u, mark the first store of u and its placing compute.  So each marked compute
+    of a successor s adds at most one marked event of u (a compute, or a load whose store compute
+    is shared by all loads of u), and the output store adds one: the marked computes of u number
+    at most c(u).  Keep only marked computes, loads and stores, each pebble held from its event
+    to its last marked use.  Every kept interval lies inside a red interval of S, so the red set
+    is a subset of S's at every moment (capacity holds), every kept move is legal (compute and
+    load find the vertex not red, loads find the first store before them, stores find the
+    vertex red and not yet blue), every output is stored, and the kept loads and stores are a
+    subset of S's.  So a schedule of no more I/O with at most sum c(u) computes exists: that sum
+    is a proved horizon for the compute-step encoding of the recompute variant.  When every c(u)
+    is 1 (every needed non-input vertex has one use) the horizon equals the one-shot one and the
+    two optima are equal."""
+    from ioverify.encode.pebbling import useful_vertices
+
+    needed = set(useful_vertices(dag))
+    demand: dict[int, int] = {}
+    for u in sorted(needed, reverse=True):
+        if dag.is_input[u]:
+            continue
+        demand[u] = sum(demand[s] for s in dag.succs[u] if s in needed) + dag.is_output[u]
+    return demand
+
+
+def single_use_lemma(dag: DAG) -> bool:
+    """True if every needed non-input vertex has one use (``compute_demands`` all 1): then the
+    recompute and one-shot optima are equal."""
+    return all(c == 1 for c in compute_demands(dag).values())
+
+
+# --- greedy upper bound ----
+
+def greedy_schedule(dag: DAG, memory: int) -> Schedule:
+    """A one-shot schedule: compute the needed vertices in topological order, evict the red
+    vertex whose next use is farthest (Belady), store before evicting what is needed later."""
+    from ioverify.encode.pebbling import useful_vertices
+
+    order = [v for v in useful_vertices(dag) if not dag.is_input[v]]
+    uses: dict[int, list[int]] = {}
+    for step, v in enumerate(order):
+        for p in dag.preds[v]:
+            uses.setdefault(p, []).append(step)
+    moves: list[tuple[str, int]] = []
+    red: set[int] = set()
+    blue = {v for v in range(len(dag)) if dag.is_input[v]}
+
+    def next_use(u: int, step: int) -> int:
+        return next((s for s in uses.get(u, ()) if s >= step), len(order) + 1)
+
+    def make_room(step: int, keep: set[int]) -> None:
+        while len(red) >= memory:
+            victim = max(sorted(red - keep), key=lambda u: next_use(u, step))
+            if next_use(victim, step) <= len(order) and victim not in blue:
+                moves.append(("store", victim))
+                blue.add(victim)
+            moves.append(("delete", victim))
+            red.discard(victim)
+
+    for step, v in enumerate(order):
+        for u in list(red):
+            if next_use(u, step) > len(order):
+                moves.append(("delete", u))
+                red.discard(u)
+        need = set(dag.preds[v])
+        for p in dag.preds[v]:
+            if p not in red:
+                make_room(step, need)
+                moves.append(("load", p))
+                red.add(p)
+        make_room(step, need)
+        moves.append(("compute", v))
+        red.add(v)
+        if dag.is_output[v]:
+            moves.append(("store", v))
+            blue.add(v)
+    return Schedule.from_moves(moves)
+
+
+# --- the Z3 searches ------------------------------------------------------------------------------
+
+def symmetry_of(dag: DAG):
+    """Orbit representatives for the first two computes, from automorphisms computed and checked
+    on this DAG (``ioverify.encode.symmetry``); None if the group is too large to list."""
+    from ioverify.encode import symmetry
+
+    group = symmetry.automorphisms(dag)
+    if not group or len(group) == 1:
+        return None, 1
+    for g in group:
+        if not symmetry.is_automorphism(dag, g):
+            raise InternalError("a computed permutation is not an automorphism of the DAG")
+    comp = [v for v in range(len(dag)) if not dag.is_input[v]]
+    first = symmetry.orbit_representatives(group, comp)
+    second = {a: symmetry.orbit_representatives(symmetry.stabiliser(group, a), comp)
+              for a in first}
+    return (first, second), len(group)
+
+
+@dataclass(frozen=True)
+class Descent:
+    """The outcome of a descending-budget search on one encoding."""
+
+    answer: str  # "unsat" at budget ``target`` (proved within the encoding), "reached" (the
+    #              upper bound met the target, nothing was asked) or "unknown"
+    target: int  # the last budget asked
+    steps: int
+    group: int
+    reason: str = ""
+
+
+def descend(st: _State, variant: str, steps: int, stop_at: int,
+            max_computes: dict | None = None) -> Descent:
+    """Ask for schedules of I/O <= b, b = upper - 1, upper - 2, ..., each sat answer replayed
+    and made the new upper bound, until unsat, unknown or b < stop_at (nothing left to ask)."""
+    from ioverify.encode import pebbling
+
+    sym, group = symmetry_of(st.dag)
+    enc = pebbling.encode(st.dag, st.memory, variant, steps, seed=st.seed, symmetry=sym,
+                          max_computes=max_computes)
+    backend = backend_for(enc)
+    try:
+        while True:
+            budget = st.upper - 1
+            if budget < stop_at:
+                return Descent("reached", budget, steps, group, "the target was reached")
+            if st.out_of_time():
+                return Descent("unknown", budget, steps, group, "timeout")
+            what = f"{variant} search, {steps} compute steps, budget {budget}"
+            st.report(what)
+            with _heartbeat(st, what):
+                answer = backend.check(budget, st.remaining())
+            if answer == "unsat":
+                return Descent("unsat", budget, steps, group)
+            if answer != "sat":
+                return Descent("unknown", budget, steps, group, backend.reason or "solver unknown")
+            schedule = checked(st.dag, pebbling.decode(enc, backend.value), st.memory,
+                               st.variant, budget, "the Z3 pebbling search")
+            st.best, st.upper = schedule, schedule.io
+    finally:
+        backend.close()
+
+
+HEARTBEAT = 10.0  # seconds between progress lines while one solver call runs
+
+
+@contextmanager
+def _heartbeat(st: _State, what: str):
+    """Report ``what`` every HEARTBEAT seconds while the body runs (progress for long calls)."""
+    if st.progress is None:
+        yield
+        return
+    done = threading.Event()
+
+    def beat():
+        while not done.wait(HEARTBEAT):
+            st.report(f"{what} (still running)")
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+class Z3Backend:
+    """The encoding decided by Z3 itself (used when PySAT is not installed)."""
+
+    def __init__(self, enc):
+        self.enc, self.reason, self.values = enc, "", None
+
+    def check(self, budget: int, timeout: float | None) -> str:
+        from ioverify.encode import pebbling
+
+        solver = self.enc.query.solver
+        if timeout is not None:
+            solver.set("timeout", max(1, int(1000 * timeout)))
+        solver.add(pebbling.limit_io(self.enc, budget))
+        answer = self.enc.query.check()
+        if answer == "sat":
+            self.values = pebbling.z3_values(self.enc.query.model())
+        elif answer != "unsat":
+            self.reason = self.enc.query.reason_unknown()
+        return answer
+
+    def value(self, var) -> bool:
+        return self.values(var)
+
+    def close(self) -> None:
+        pass
+
+
+def backend_for(enc):
+    """Glucose on Z3's CNF of the encoding if PySAT is installed, else Z3 alone."""
+    from ioverify.encode import cnf
+
+    if not cnf.available():
+        return Z3Backend(enc)
+    clauses, nvars, names = cnf.to_cnf(enc.ctx, enc.constraints)
+    return cnf.SatQuery(clauses, nvars, names, [str(c) for c in enc.cost])
+
+
+# --- the public entry point ----
+
+def pebble(dag: DAG, memory: int, *, variant: str = "recompute",
+           claim_lower_bound: int | None = None, timeout: float | None = None, seed: int = 0,
+           progress: Progress | None = None) -> Verdict:
+    """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
+    every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted)."""
+    check_memory(memory)
+    check_variant(variant)
+    claim = _check_claim(claim_lower_bound)
+    if timeout is not None and not timeout > 0:
+        raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
+    why = infeasibility(dag, memory)
+    if why is not None:
+        return Infeasible(why, variant)
+    start = time.monotonic()
+    greedy = checked(dag, greedy_schedule(dag, memory), memory, "one-shot", None, "greedy")
+    st = _State(dag, memory, variant, seed, None if timeout is None else start + timeout,
+                progress, start, greedy, greedy.io, trivial_lower_bound(dag))
+    if claim is not None and claim <= st.lower:
+        return Verified(claim, Evidence("trivial-bound", {"bound": st.lower}), variant)
+    if st.upper <= st.lower or (claim is not None and st.upper < claim):
+        return _finish(st, claim, Evidence("trivial-bound", {"bound": st.lower}))
+    stop = st.lower if claim is None else claim - 1  # the smallest budget worth asking
+    if variant == "one-shot" or single_use_lemma(dag):
+        return _one_shot_route(st, claim, stop)
+    return _recompute_route(st, claim, stop)
+
+
+def _check_claim(claim):
+    if claim is None:
+        return None
+    if isinstance(claim, bool) or not isinstance(claim, int) or claim < 0:
+        raise InvalidArgument(f"claim_lower_bound must be an integer >= 0, got {claim!r}")
+    return claim
+
+
+def _finish(st: _State, claim: int | None, evidence: Evidence) -> Verdict:
+    """The verdict once ``st.upper`` is attained and proved optimal (or beats the claim)."""
+    if claim is not None:
+        if st.upper < claim:
+            return Refuted(st.best, st.upper, claim, st.variant)
+        return Verified(claim, evidence, st.variant)
+    return Optimal(st.upper, st.best, evidence, st.variant)
+
+
+def _one_shot_route(st: _State, claim: int | None, stop: int) -> Verdict:
+    """Exact horizon: the one-shot encoding with one step per needed compute.  Used for the
+    recompute variant only when the single-use lemma holds (then the optima are equal)."""
+    from ioverify.encode.pebbling import useful_vertices
+
+    steps = sum(1 for v in useful_vertices(st.dag) if not st.dag.is_input[v])
+    result = descend(st, "one-shot", steps, stop)
+    if claim is not None and st.upper < claim:
+        return Refuted(st.best, st.upper, claim, st.variant)
+    if result.answer == "reached" and claim is None:
+        return _finish(st, claim, Evidence("trivial-bound", {"bound": st.lower}))
+    if result.answer == "unknown":
+        return Unknown(f"{result.reason or 'solver unknown'} at budget {result.target}",
+                       st.lower, st.upper, st.variant)
+    detail = {"method": "z3-compute-steps", "steps": steps, "unsat_budget": result.target,
+              "automorphisms": result.group}
+    evidence = Evidence("one-shot-exact-horizon", detail)
+    if st.variant == "recompute":
+        evidence = Evidence("proved-horizon", {**detail, "horizon_computes": steps,
+                                               "lemma": "demand-count, every c(u) = 1 "
+                                               "(ioverify.search.compute_demands)"})
+    st.lower = result.target + 1
+    return _finish(st, claim, evidence)
+
+
+HORIZON_CAP = 4  # use the proved horizon only if it is at most this many times the one-shot one
+
+
+def _recompute_route(st: _State, claim: int | None, stop: int) -> Verdict:
+    """Recomputation may help.  The one-shot optimum is an upper bound; the recompute encoding
+    with the horizon of the demand-count lemma is a proof when that horizon is small enough;
+    otherwise the encoding is run with a shorter horizon (only ``Bounded``) and the horizon-free
+    exhaustive search is the proof, if it finishes."""
+    from ioverify.encode.pebbling import useful_vertices
+
+    n = sum(1 for v in useful_vertices(st.dag) if not st.dag.is_input[v])
+    one_shot = descend(st, "one-shot", n, stop)
+    if (claim is not None and st.upper < claim) or st.upper <= st.lower:
+        return _finish(st, claim, Evidence("trivial-bound", {"bound": st.lower}))
+    demands = compute_demands(st.dag)
+    horizon = sum(demands.values())
+    proved = horizon <= HORIZON_CAP * n
+    steps = horizon if proved else 2 * n
+    bounded = None
+    if not st.out_of_time():
+        bounded = descend(st, "recompute", steps, stop, max_computes=demands)
+        if (claim is not None and st.upper < claim) or st.upper <= st.lower:
+            return _finish(st, claim, Evidence("trivial-bound", {"bound": st.lower}))
+        if bounded.answer == "unsat" and proved:
+            st.lower = bounded.target + 1
+            return _finish(st, claim, Evidence("proved-horizon", {
+                "method": "z3-compute-steps", "steps": steps, "unsat_budget": bounded.target,
+                "automorphisms": bounded.group, "horizon_computes": horizon,
+                "lemma": "demand-count (ioverify.search.compute_demands)"}))
+    proof = _exhaustive(st, claim)
+    if isinstance(proof, (Optimal, Verified, Refuted)):
+        return proof
+    if bounded is not None and bounded.answer == "unsat":
+        return Bounded(steps, st.lower, st.upper, st.variant)
+    why = proof if isinstance(proof, str) else "no horizon-free argument finished"
+    for name, result in (("one-shot", one_shot), ("recompute", bounded)):
+        if result is not None and result.answer == "unknown":
+            why = f"{why}; {name} search: {result.reason} at budget {result.target}"
+    return Unknown(why, st.lower, st.upper, st.variant)
+
+
+def _exhaustive(st: _State, claim: int | None):
+    """The horizon-free configuration search, asked only for schedules below the best known;
+    a verdict if it finished, else the reason (a string)."""
+    try:
+        from ioverify.game.exhaustive import exhaustive_optimum
+    except ImportError:
+        return "the exhaustive search (ioverify.game.exhaustive) is not available"
+    if st.out_of_time():
+        return "timeout before the exhaustive search"
+    below = st.upper if claim is None else min(claim, st.upper)
+    st.report(f"exhaustive recompute search below {below}")
+    result = exhaustive_optimum(st.dag, st.memory, st.variant, below=below, deadline=st.deadline)
+    if not result.complete:
+        return f"exhaustive search incomplete after {result.states} states: {result.reason}"
+    evidence = Evidence("exhaustive-search", {"states": result.states, "below": below})
+    if result.optimum is not None:
+        st.best = checked(st.dag, result.schedule, st.memory, st.variant, result.optimum,
+                          "the exhaustive search")
+        st.upper = result.optimum
+        if claim is None:
+            st.lower = result.optimum
+            return Optimal(st.upper, st.best, evidence, st.variant)
+    st.lower = below
+    return _finish(st, claim, evidence)

@@ -1,0 +1,152 @@
+"""The Z3 pebbling search (issue 3): reference optima, claims, verdicts and the lemmas."""
+
+from __future__ import annotations
+
+import pytest
+
+from ioverify.dag import binary_tree, matmul, pyramid
+from ioverify.dag.model import DAGBuilder
+from ioverify.errors import InvalidArgument
+from ioverify.game.replay import replay
+from ioverify.search import (compute_demands, greedy_schedule, pebble, single_use_lemma,
+                             trivial_lower_bound)
+from ioverify.verdict import Infeasible, Optimal, Refuted, Verified, is_proof, verdict_to_json
+
+# Reference optima from THEORY.md section 1 (independent exhaustive search, recompute variant).
+REFERENCE = [(pyramid(3), 3, 11), (pyramid(3), 4, 7), (pyramid(3), 5, 5),
+             (binary_tree(8), 3, 15), (binary_tree(8), 4, 11), (binary_tree(8), 5, 9)]
+
+
+def diamond():
+    """A middle vertex m with two uses (p and q), so recomputing it might pay."""
+    b = DAGBuilder()
+    x, y = b.input("x"), b.input("y")
+    m = b.op("f", "m", [x, y])
+    p = b.op("g", "p", [m, x])
+    q = b.op("h", "q", [m, y])
+    b.op("k", "r", [p, q])
+    return b.build()
+
+
+@pytest.mark.parametrize("dag,memory,optimum", REFERENCE)
+@pytest.mark.parametrize("variant", ["recompute", "one-shot"])
+def test_reference_optima(dag, memory, optimum, variant):
+    verdict = pebble(dag, memory, variant=variant)
+    assert isinstance(verdict, Optimal)
+    assert verdict.io == optimum
+    result = replay(dag, verdict.schedule, memory, variant)
+    assert result.ok and result.io == optimum
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("memory,optimum", [(3, 25), (4, 17), (5, 14), (6, 13)])
+@pytest.mark.parametrize("variant", ["recompute", "one-shot"])
+def test_matmul_reference_optima(memory, optimum, variant):
+    dag = matmul(2, 2, 2)
+    verdict = pebble(dag, memory, variant=variant)
+    assert isinstance(verdict, Optimal) and verdict.io == optimum
+    kinds = {"one-shot": "one-shot-exact-horizon", "recompute": "proved-horizon"}
+    assert verdict.evidence.kind == kinds[variant]
+    assert replay(dag, verdict.schedule, memory, variant).io == optimum
+
+
+def test_claim_one_above_optimum_is_refuted_with_replayable_schedule():
+    dag = pyramid(3)
+    verdict = pebble(dag, 3, claim_lower_bound=12)
+    assert isinstance(verdict, Refuted)
+    assert verdict.io < 12 and verdict.claim == 12
+    result = replay(dag, verdict.schedule, 3, "recompute")
+    assert result.ok and result.io == verdict.io
+
+
+@pytest.mark.parametrize("variant", ["recompute", "one-shot"])
+def test_claim_equal_to_optimum_is_verified(variant):
+    verdict = pebble(pyramid(3), 4, variant=variant, claim_lower_bound=7)
+    assert isinstance(verdict, Verified) and verdict.bound == 7
+    assert is_proof(verdict)
+
+
+def test_claim_below_trivial_bound_is_verified_by_it():
+    verdict = pebble(pyramid(3), 3, claim_lower_bound=3)
+    assert isinstance(verdict, Verified) and verdict.evidence.kind == "trivial-bound"
+
+
+def test_infeasible_memory_names_the_vertex():
+    verdict = pebble(pyramid(3), 2)
+    assert isinstance(verdict, Infeasible)
+    assert "x[1,0]" in verdict.reason and "in-degree 2" in verdict.reason
+
+
+@pytest.mark.parametrize("kwargs", [{"claim_lower_bound": -1}, {"claim_lower_bound": 2.5},
+                                    {"timeout": 0}, {"variant": "sliding"}])
+def test_bad_arguments_are_refused(kwargs):
+    with pytest.raises(InvalidArgument):
+        pebble(pyramid(2), 3, **kwargs)
+
+
+def test_deterministic_schedule():
+    first = pebble(binary_tree(8), 3)
+    second = pebble(binary_tree(8), 3)
+    assert first.schedule == second.schedule
+
+
+def test_greedy_schedule_is_legal_and_not_below_trivial_bound():
+    dag = matmul(2, 2, 2)
+    for memory in (3, 4, 6, 20):
+        result = replay(dag, greedy_schedule(dag, memory), memory, "one-shot")
+        assert result.ok and result.io >= trivial_lower_bound(dag)
+
+
+def test_trivial_bound_attained_with_large_memory():
+    verdict = pebble(matmul(2, 2, 2), 20)
+    assert isinstance(verdict, Optimal) and verdict.io == 12
+    assert verdict.evidence.kind == "trivial-bound"
+
+
+def test_demand_counts():
+    assert set(compute_demands(matmul(2, 2, 2)).values()) == {1}
+    assert single_use_lemma(binary_tree(8))
+    dag = diamond()
+    demands = {dag.names[v]: c for v, c in compute_demands(dag).items()}
+    assert demands == {"r": 1, "p": 1, "q": 1, "m": 2}
+    assert not single_use_lemma(dag)
+    # apex 1, level 2: 1 + 1, level 1: 1 + 2 + 1
+    assert sum(compute_demands(pyramid(3)).values()) == 1 + 2 + (1 + 2 + 1)
+
+
+def test_recompute_proof_by_demand_horizon():
+    dag = diamond()
+    verdict = pebble(dag, 3)
+    assert isinstance(verdict, Optimal)
+    assert verdict.evidence.kind in ("proved-horizon", "exhaustive-search", "trivial-bound")
+    assert replay(dag, verdict.schedule, 3, "recompute").io == verdict.io
+
+
+def test_verdict_to_json_fields():
+    dag = pyramid(3)
+    doc = verdict_to_json(pebble(dag, 4), dag, seconds=1.23456)
+    for key in ("status", "io", "lower_bound", "upper_bound", "variant", "method", "seconds",
+                "schedule"):
+        assert key in doc
+    assert doc["status"] == "optimal" and doc["io"] == doc["lower_bound"] == 7
+    assert doc["schedule"]["format"] == "ioverify-schedule" and doc["seconds"] == 1.235
+    refuted = verdict_to_json(pebble(dag, 3, claim_lower_bound=20), dag)
+    assert refuted["status"] == "refuted" and refuted["method"] == "counterexample"
+    assert verdict_to_json(pebble(dag, 2), dag)["schedule"] is None
+
+
+def test_automorphisms_are_computed_and_checked():
+    from ioverify.encode import symmetry
+
+    dag = matmul(2, 2, 2)
+    group = symmetry.automorphisms(dag)
+    assert len(group) == 16 and len(set(group)) == 16
+    assert all(symmetry.is_automorphism(dag, g) for g in group)
+    swap = list(range(len(dag)))
+    a, b = dag.index["A[0,0]"], dag.index["A[0,1]"]
+    swap[a], swap[b] = b, a  # swapping two inputs alone breaks the product vertices
+    assert not symmetry.is_automorphism(dag, tuple(swap))
+    products = [v for v in range(len(dag)) if dag.ops[v] == "mul"]
+    assert len(symmetry.orbit_representatives(group, products)) == 1
+    assert sorted(symmetry.automorphisms(pyramid(3))) == [tuple(range(10)), tuple(
+        [3, 2, 1, 0, 6, 5, 4, 8, 7, 9])]  # the identity and the mirror image

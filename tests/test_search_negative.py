@@ -1,0 +1,174 @@
+"""Negative space and differential checks of the pebbling search: no "verified" may come out of
+an unknown answer, a corrupted model, or a bounded recompute search; Z3 agrees with the
+exhaustive search on random DAGs; the demand-count lemma agrees with the exhaustive search."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ioverify import search
+from ioverify.cli import main
+from ioverify.dag import attention_forward, pyramid
+from ioverify.dag.jsonio import dag_to_json
+from ioverify.encode import cnf, pebbling
+from ioverify.errors import InternalError
+from ioverify.game.exhaustive import exhaustive_optimum
+from ioverify.game.replay import replay
+from ioverify.game.rules import Schedule
+from ioverify.strategies import dags
+from ioverify.verdict import Bounded, Optimal, Refuted, Unknown, Verified, is_proof
+
+# pyramid(3) at M = 3: greedy is not optimal and the trivial bound (5) is not tight (11), so the
+# answer needs the solver.
+HARD = (pyramid(3), 3)
+
+
+def _unknown(self, *args, **kwargs):
+    self.reason = "mocked unknown"
+    return "unknown"
+
+
+@pytest.fixture
+def solver_says_unknown(monkeypatch):
+    monkeypatch.setattr(cnf.SatQuery, "check", _unknown)
+    monkeypatch.setattr(search.Z3Backend, "check", _unknown)
+
+
+@pytest.mark.parametrize("variant", ["one-shot", "recompute"])
+def test_mocked_unknown_yields_unknown(solver_says_unknown, monkeypatch, variant):
+    monkeypatch.setattr(search, "_exhaustive", lambda st, claim: "mocked: no exhaustive search")
+    verdict = search.pebble(*HARD, variant=variant)
+    assert isinstance(verdict, Unknown) and not is_proof(verdict)
+    assert "mocked" in verdict.reason
+    assert verdict.lower_bound == 5 and verdict.upper_bound >= 11
+
+
+def test_mocked_unknown_cli_exit_3(solver_says_unknown, monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(search, "_exhaustive", lambda st, claim: "mocked: no exhaustive search")
+    path = tmp_path / "p.json"
+    path.write_text(dag_to_json(HARD[0]))
+    assert main(["pebble", str(path), "--memory", "3", "--one-shot", "--json"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "unknown" and doc["upper_bound"] >= 11 and doc["lower_bound"] == 5
+
+
+def _corrupt(enc, value):
+    """A decoded schedule with its first compute dropped: illegal (a successor lacks a pebble)."""
+    good = pebbling_decode(enc, value)
+    moves = list(good)
+    first = next(i for i, (kind, _) in enumerate(moves) if kind == "compute")
+    del moves[first]
+    return Schedule.from_moves(moves)
+
+
+pebbling_decode = pebbling.decode
+
+
+@pytest.mark.parametrize("variant", ["one-shot", "recompute"])
+def test_corrupted_model_is_caught_by_replay(monkeypatch, variant):
+    monkeypatch.setattr(pebbling, "decode", _corrupt)
+    with pytest.raises(InternalError, match="fails replay"):
+        search.pebble(*HARD, variant=variant)
+
+
+def test_corrupted_model_cli_exit_4(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(pebbling, "decode", _corrupt)
+    path = tmp_path / "p.json"
+    path.write_text(dag_to_json(HARD[0]))
+    assert main(["pebble", str(path), "--memory", "3"]) == 4
+    assert "fails replay" in capsys.readouterr().err
+
+
+def test_schedule_over_budget_is_an_internal_error(monkeypatch):
+    """A model whose schedule costs more than the budget asked for is a bug, not a result."""
+    dag, memory = HARD
+    heavy = search.greedy_schedule(dag, memory)
+    monkeypatch.setattr(pebbling, "decode", lambda enc, value: heavy)
+    with pytest.raises(InternalError, match="above its budget"):
+        search.pebble(dag, memory, variant="one-shot")
+
+
+def test_bounded_recompute_search_is_never_verified(monkeypatch):
+    """No demand-count horizon and no exhaustive search: the recompute answer can only be
+    Bounded or Unknown, even with a claim at the true optimum."""
+    monkeypatch.setattr(search, "HORIZON_CAP", 0)
+    monkeypatch.setattr(search, "_exhaustive", lambda st, claim: "mocked: no exhaustive search")
+    dag, memory = HARD
+    for claim in (None, 11):
+        verdict = search.pebble(dag, memory, claim_lower_bound=claim)
+        assert isinstance(verdict, (Bounded, Unknown)) and not is_proof(verdict)
+        if isinstance(verdict, Bounded):
+            assert verdict.horizon == 2 * 6 and verdict.upper_bound == 11
+
+
+def test_z3_backend_agrees(monkeypatch):
+    monkeypatch.setattr(cnf, "available", lambda: False)
+    verdict = search.pebble(*HARD, variant="one-shot")
+    assert isinstance(verdict, Optimal) and verdict.io == 11
+
+
+def test_timeout_gives_unknown_or_bounds_never_a_guess():
+    dag = attention_forward(2, 1)
+    verdict = search.pebble(dag, 3, variant="recompute", timeout=0.5)
+    assert not isinstance(verdict, (Optimal, Verified))
+    if isinstance(verdict, Refuted):
+        assert replay(dag, verdict.schedule, 3).ok
+
+
+def test_cli_schedule_out_replays(tmp_path, capsys):
+    dag, memory = pyramid(3), 4
+    dag_path, out = tmp_path / "p.json", tmp_path / "s.json"
+    dag_path.write_text(dag_to_json(dag))
+    assert main(["pebble", str(dag_path), "-M", "4", "--schedule-out", str(out)]) == 0
+    assert "optimal: I/O = 7" in capsys.readouterr().out
+    assert main(["replay", str(dag_path), str(out), "-M", str(memory)]) == 0
+    assert main(["pebble", str(dag_path), "-M", "4", "--claim-lower-bound", "8"]) == 1
+    assert main(["pebble", str(dag_path), "-M", "2"]) == 2
+    with pytest.raises(SystemExit) as usage:
+        main(["pebble", str(dag_path), "-M", "4", "--claim-lower-bound", "-3"])
+    assert usage.value.code == 2
+
+
+def _optima(dag, memory):
+    return {variant: search.pebble(dag, memory, variant=variant) for variant in
+            ("one-shot", "recompute")}
+
+
+def _check_against_exhaustive(dag):
+    top = search.trivial_lower_bound(dag)
+    for memory in range(dag.min_memory, len(dag) + 2):
+        for variant, verdict in _optima(dag, memory).items():
+            reference = exhaustive_optimum(dag, memory, variant)
+            assert reference.complete
+            assert isinstance(verdict, Optimal), verdict
+            assert verdict.io == reference.optimum, (variant, memory)
+        if verdict.io == top:
+            break
+
+
+@settings(max_examples=25)
+@given(dags(max_vertices=8))
+def test_differential_against_exhaustive(dag):
+    _check_against_exhaustive(dag)
+
+
+@pytest.mark.slow
+@settings(max_examples=100)
+@given(dags(max_vertices=10))
+def test_differential_against_exhaustive_ten_vertices(dag):
+    _check_against_exhaustive(dag)
+
+
+@settings(max_examples=25)
+@given(dags(max_vertices=8), st.integers(0, 3))
+def test_single_use_lemma_against_exhaustive(dag, extra):
+    """Where every needed vertex has one use, the recompute optimum is the one-shot one."""
+    if not search.single_use_lemma(dag):
+        return
+    memory = dag.min_memory + extra
+    one_shot = exhaustive_optimum(dag, memory, "one-shot")
+    recompute = exhaustive_optimum(dag, memory, "recompute")
+    assert one_shot.optimum == recompute.optimum
