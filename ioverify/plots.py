@@ -110,29 +110,46 @@ def kernel_plot(path: Path, kernels, lower_bounds, title: str, theta: str | None
     return path
 
 
-def optima_plot(path: Path, claim_results) -> Path | None:
-    """Exact optima found by the searches against the lower bounds claimed on the same instances."""
-    rows = []
+def _instance(ob) -> str:
+    params = ",".join(f"{k}={v}" for k, v in ob.spec.get("params", {}).items())
+    return f"{ob.spec['family']}({params}) M={ob.spec['memory']}"
+
+
+def _optima_and_bounds(claim_results):
+    """Per instance: the exact optimum, and every lower bound verified on it (labelled)."""
+    optima, bounds = {}, {}
     for cr in claim_results:
         for r in cr.results:
             ob, v = r.obligation, r.verdict
-            if ob.kind != "exact-search" or getattr(v, "io", None) is None:
-                continue
-            rows.append((ob.id.rsplit("/", 2)[0], v.io, r.detail.get("claimed_lower_bound")))
-    if not rows:
+            if ob.kind == "exact-search" and v.status == "optimal":
+                optima[_instance(ob)] = v.io
+            elif ob.kind == "exact-search" and v.status == "verified":
+                label = str(r.detail.get("lower_bound_source", "claimed bound"))
+                bounds.setdefault(_instance(ob), {})[label] = v.bound
+            elif ob.kind == "partition" and v.status == "verified":
+                bounds.setdefault(_instance(ob), {})["Hong-Kung partition"] = v.bound
+    return optima, bounds
+
+
+def optima_plot(path: Path, claim_results) -> Path | None:
+    """Exact optima found by the searches against the lower bounds verified on the same
+    instances (Hong-Kung's partition bound, the Lean and trivial matmul bounds, ...)."""
+    optima, bounds = _optima_and_bounds(claim_results)
+    if not optima:
         return None
     plt = _pyplot()
-    rows = sorted(set(rows))
-    fig, ax = plt.subplots(figsize=(7.5, 0.28 * len(rows) + 1.5))
-    y = range(len(rows))
-    ax.barh(list(y), [r[1] for r in rows], color="tab:blue", alpha=0.6, label="exact optimum")
-    claimed = [(i, r[2]) for i, r in enumerate(rows) if r[2] is not None]
-    if claimed:
-        ax.scatter([c[1] for c in claimed], [c[0] for c in claimed], color="tab:red", marker="|",
-                   s=200, label="claimed lower bound")
-    ax.set_yticks(list(y), [r[0] for r in rows], fontsize=7)
-    ax.set(xlabel="words moved", title="Exact optima against the lower bounds")
-    ax.legend(fontsize=7)
+    names = sorted(optima)
+    fig, ax = plt.subplots(figsize=(7.5, 0.3 * len(names) + 1.8))
+    ax.barh(range(len(names)), [optima[n] for n in names], color="tab:blue", alpha=0.5,
+            label="exact optimum (proved)")
+    labels = sorted({label for n in names for label in bounds.get(n, {})})
+    markers = "|x+1^v<>"
+    for i, label in enumerate(labels):
+        points = [(bounds[n][label], y) for y, n in enumerate(names) if label in bounds.get(n, {})]
+        ax.scatter(*zip(*points), marker=markers[i % len(markers)], s=90, label=label, zorder=3)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.set(xlabel="words moved", title="Exact optima against the lower bounds verified on them")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -28,17 +28,27 @@ def _evidence(result) -> str:
 
     v = result.verdict
     evidence = getattr(v, "evidence", None)
-    return evidence.kind if evidence is not None else describe(v)
+    if evidence is None:
+        return describe(v)
+    failed = evidence.detail.get("failed_as_claimed")
+    return f"certification failed as claimed: {failed}" if failed else evidence.kind
 
 
 def _value(result) -> str:
-    """The I/O found (optimum, witness or traced count), else the verified bound."""
-    v = result.verdict
+    """What was measured or proved on the instance, by kind of obligation."""
+    v, kind, detail = result.verdict, result.obligation.kind, result.detail
+    if kind == "kernel":
+        return f"I/O {detail['io']}, peak {detail['peak']}" if "io" in detail else ""
+    if kind == "symbolic":
+        return ""
     io = getattr(v, "io", None)
     if io is not None:
         return str(io)
     bound = getattr(v, "bound", None)
-    return f">= {bound}" if bound is not None and v.status == "verified" else ""
+    if bound is not None and v.status == "verified":
+        return f">= {bound}"
+    lower, upper = getattr(v, "lower_bound", None), getattr(v, "upper_bound", None)
+    return f"[{lower}, {upper}]" if lower is not None or upper is not None else ""
 
 
 def claim_page(cr: ClaimResult, versions: dict[str, str]) -> str:

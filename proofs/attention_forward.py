@@ -8,9 +8,27 @@ Q >= n^2 d^2 / (M + 4 d^2) - M (large cache) and Q >= n^2 d / (2 sqrt(M)) - n^2 
 from ioverify.claims import Claim, exact_search, kernel, symbolic
 
 LARGE, SMALL = "attention-forward-large-cache", "attention-forward-small-cache"
+TINY_OPTIMA = "attention-forward-tiny-optima"
+# One-shot optima of attention_forward(2, 1), found by `ioverify bench pebble` and re-checked here.
+ONE_SHOT_OPTIMA = {3: 24, 4: 15, 5: 11, 6: 10, 7: 9, 8: 8}
 TINY = ({"n": 2, "d": 1}, range(3, 9))  # attention_forward(2, 1) at every M up to the trivial one
 
 CLAIMS = [
+    Claim(
+        id=TINY_OPTIMA,
+        title="Exact optima of the smallest attention graph (one-shot)",
+        statement="attention_forward(2, 1) (24 vertices) in the one-shot variant: M=3: 24, "
+                  "M=4: 15, M=5: 11, M=6: 10, M=7: 9, M=8: 8 (inputs plus outputs).",
+        source="found by ioverify's exact search (the exact level of the toolkit)",
+        firmness="derived",
+        variant="one-shot",
+        notes="The explicit lower bounds of this file are at most 0 on this instance: they say "
+              "nothing this small. These optima are what any sharper bound must not exceed.",
+        obligations=tuple(
+            exact_search(TINY_OPTIMA, "attention-forward", TINY[0], memory, variant="one-shot",
+                         optimum=q, heavy=True)
+            for memory, q in ONE_SHOT_OPTIMA.items()),
+    ),
     Claim(
         id=LARGE,
         title="Attention forward, large cache (M >= d^2): FlashAttention meets the lower bound",
