@@ -190,3 +190,15 @@ def attention_arrays(sizes: dict) -> dict:
 
 def attention_scale(sizes: dict) -> float:
     return float(sizes["d"]) ** -0.25
+
+
+def flash_literal_blocks(sizes: dict, memory: int) -> dict:
+    """FlashAttention's literal block sizes (Algorithm 1): B_c = ceil(M / 4d), B_r = min(B_c, d)."""
+    bc = ceil_div(memory, 4 * sizes["d"])
+    return {"block_r": min(bc, sizes["d"]), "block_c": bc}
+
+
+def flash_dry_sizes(sizes: dict, blk: dict) -> dict:
+    """Two blocks of the larger side show every block shape and loop case of a FlashAttention
+    forward pass."""
+    return {"n": min(sizes["n"], 2 * max(blk.values())), "d": sizes["d"]}

@@ -18,38 +18,16 @@ import numpy as np
 from ioverify.errors import InvalidArgument
 from kernels.base import (KernelOption, KernelSpec, attention_arrays, attention_scale, blocks,
                           ceil_div, square_plan)
-from kernels.flash_forward_v2 import _finish, _rescale
+from kernels.flash_forward_v2 import attend_row_block
 from kernels.reference import MASKS, attention_softmax, block_mask, element_mask
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:
     n, d, b = sizes["n"], sizes["d"], blk["block"]
     mask = mask_of(sizes, b)
-    for i, (r0, r) in enumerate(blocks(n, b)):
-        q = mem.load(a["Q"], (r0, r0 + r), (0, d))
-        o = m = l = None
-        for j, (c0, c) in enumerate(blocks(n, b)):
-            if not mask[i, j]:
-                continue
-            k = mem.load(a["K"], (c0, c0 + c), (0, d))
-            s = mem.matmul(q, k, trans_b=True)
-            mem.free(k)
-            mx = mem.rowmax(s)
-            if m is None:
-                m = mx
-                mem.sub(s, m, out=s)
-                mem.exp(s, out=s)
-                l = mem.rowsum(s)
-            else:
-                m, l = _rescale(mem, s, mx, m, l, o)
-            v = mem.load(a["V"], (c0, c0 + c), (0, d))
-            if o is None:
-                o = mem.matmul(s, v)
-            else:
-                mem.matmul(s, v, out=o, accumulate=True)
-            mem.free(v)
-            mem.free(s)
-        _finish(mem, a, r0, q, o, m, l)
+    columns = list(blocks(n, b))
+    for i, (r0, r) in enumerate(columns):
+        attend_row_block(mem, a, r0, r, d, [col for j, col in enumerate(columns) if mask[i, j]])
 
 
 # --- the mask as a kernel parameter ------------------------------------------------------------

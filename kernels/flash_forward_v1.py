@@ -11,8 +11,8 @@ step but not the nd + 2n writes that would initialise them in slow memory.
 
 from __future__ import annotations
 
-from kernels.base import (KernelSpec, attention_arrays, attention_scale, blocks, ceil_div,
-                          softmax_reference, square_plan)
+from kernels.base import (KernelSpec, attention_arrays, attention_scale, blocks, flash_dry_sizes,
+                          flash_literal_blocks, softmax_reference, square_plan)
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:
@@ -79,16 +79,6 @@ def _store_free(mem, a, r0, o, l, m) -> None:
         mem.free(t)
 
 
-def _literal(sizes: dict, memory: int) -> dict:
-    """The paper's sizes: B_c = ceil(M / 4d), B_r = min(B_c, d)."""
-    bc = ceil_div(memory, 4 * sizes["d"])
-    return {"block_r": min(bc, sizes["d"]), "block_c": bc}
-
-
-def _dry_sizes(sizes: dict, blk: dict) -> dict:
-    return {"n": min(sizes["n"], 2 * max(blk.values())), "d": sizes["d"]}
-
-
 SPEC = KernelSpec(
     name="flash-forward-v1",
     summary="FlashAttention forward: outer loop over K/V blocks, m and l in slow memory",
@@ -98,8 +88,8 @@ SPEC = KernelSpec(
     scratch=lambda s: {},
     run=run,
     reference=lambda x: {k: v for k, v in softmax_reference(x).items() if k in ("O", "l", "m")},
-    plan=square_plan(("block_r", "block_c"), lambda s: s["n"], _literal),
-    dry_sizes=_dry_sizes,
+    plan=square_plan(("block_r", "block_c"), lambda s: s["n"], flash_literal_blocks),
+    dry_sizes=flash_dry_sizes,
     count="flash-forward-v1",
     input_scale=attention_scale,
 )

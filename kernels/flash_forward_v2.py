@@ -9,35 +9,42 @@ I/O: Q once, K and V once per row block, O and L once:
 
 from __future__ import annotations
 
-from kernels.base import (KernelSpec, attention_arrays, attention_scale, blocks, ceil_div,
-                          softmax_reference, square_plan)
+from kernels.base import (KernelSpec, attention_arrays, attention_scale, blocks, flash_dry_sizes,
+                          flash_literal_blocks, softmax_reference, square_plan)
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:
     n, d = sizes["n"], sizes["d"]
     for r0, r in blocks(n, blk["block_r"]):
-        q = mem.load(a["Q"], (r0, r0 + r), (0, d))
-        o = m = l = None
-        for c0, c in blocks(n, blk["block_c"]):
-            k = mem.load(a["K"], (c0, c0 + c), (0, d))
-            s = mem.matmul(q, k, trans_b=True)
-            mem.free(k)
-            mx = mem.rowmax(s)
-            if m is None:
-                m = mx
-                mem.sub(s, m, out=s)
-                mem.exp(s, out=s)
-                l = mem.rowsum(s)
-            else:
-                m, l = _rescale(mem, s, mx, m, l, o)
-            v = mem.load(a["V"], (c0, c0 + c), (0, d))
-            if o is None:
-                o = mem.matmul(s, v)
-            else:
-                mem.matmul(s, v, out=o, accumulate=True)
-            mem.free(v)
-            mem.free(s)
-        _finish(mem, a, r0, q, o, m, l)
+        attend_row_block(mem, a, r0, r, d, blocks(n, blk["block_c"]))
+
+
+def attend_row_block(mem, a: dict, r0: int, r: int, d: int, columns) -> None:
+    """FlashAttention-2's inner loop for the query rows r0 .. r0 + r over the key/value blocks
+    ``columns`` ((c0, c) pairs): O_i, m_i, l_i stay in fast memory (online softmax), then O_i and
+    L_i are stored.  Block-sparse attention passes only the allowed blocks."""
+    q = mem.load(a["Q"], (r0, r0 + r), (0, d))
+    o = m = l = None
+    for c0, c in columns:
+        k = mem.load(a["K"], (c0, c0 + c), (0, d))
+        s = mem.matmul(q, k, trans_b=True)
+        mem.free(k)
+        mx = mem.rowmax(s)
+        if m is None:
+            m = mx
+            mem.sub(s, m, out=s)
+            mem.exp(s, out=s)
+            l = mem.rowsum(s)
+        else:
+            m, l = _rescale(mem, s, mx, m, l, o)
+        v = mem.load(a["V"], (c0, c0 + c), (0, d))
+        if o is None:
+            o = mem.matmul(s, v)
+        else:
+            mem.matmul(s, v, out=o, accumulate=True)
+        mem.free(v)
+        mem.free(s)
+    _finish(mem, a, r0, q, o, m, l)
 
 
 def _rescale(mem, s, mx, m, l, o):
@@ -67,16 +74,6 @@ def _finish(mem, a, r0, q, o, m, l) -> None:
         mem.free(t)
 
 
-def _literal(sizes: dict, memory: int) -> dict:
-    """The paper's sizes: B_c = ceil(M / 4d), B_r = min(B_c, d)."""
-    bc = ceil_div(memory, 4 * sizes["d"])
-    return {"block_r": min(bc, sizes["d"]), "block_c": bc}
-
-
-def _dry_sizes(sizes: dict, blk: dict) -> dict:
-    return {"n": min(sizes["n"], 2 * max(blk.values())), "d": sizes["d"]}
-
-
 SPEC = KernelSpec(
     name="flash-forward-v2",
     summary="FlashAttention-2 forward: outer loop over Q blocks, logsumexp stored",
@@ -86,8 +83,8 @@ SPEC = KernelSpec(
     scratch=lambda s: {},
     run=run,
     reference=lambda x: {k: v for k, v in softmax_reference(x).items() if k in ("O", "L")},
-    plan=square_plan(("block_r", "block_c"), lambda s: s["n"], _literal),
-    dry_sizes=_dry_sizes,
+    plan=square_plan(("block_r", "block_c"), lambda s: s["n"], flash_literal_blocks),
+    dry_sizes=flash_dry_sizes,
     count="flash-forward-v2",
     input_scale=attention_scale,
 )
