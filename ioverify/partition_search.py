@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
-from ioverify.partition import (check_partition, dominator_size, minimum_set, parts_to_names,
-                                partition_lower_bound)
+from ioverify.partition import (check_partition, core_dag, dominator_size, minimum_set,
+                                parts_to_names, partition_lower_bound)
 from ioverify.verdict import Evidence, Infeasible, Unknown, Verdict, Verified
 
 
@@ -141,33 +141,6 @@ def partition_bound(dag: DAG, memory: int, *, timeout: float | None = None, seed
     left_out = sorted(set(dag.names) - set(core.names))
     return verdict_of(core, memory, search_partition(core, 2 * memory, timeout=timeout,
                                                      seed=seed, rlimit=rlimit), left_out)
-
-
-def core_dag(dag: DAG) -> DAG:
-    """The vertices with a path to an output (outputs included), as a DAG with the same names.
-
-    The lemma is applied here, not to ``dag``: a calculation never needs a vertex with no output
-    downstream (dropping every move on such vertices keeps a schedule legal and complete without
-    adding I/O), so the optimum of ``dag`` equals that of its core; and Hong-Kung's construction
-    covers only vertices that receive a red pebble, which in a complete calculation of the core
-    is all of them (each lies on a path computed back from an output).  On ``dag`` itself P(2M)
-    can exceed what any calculation needs: an input feeding K unused sinks forces about K/2M
-    parts."""
-    if not dag.outputs:
-        raise InvalidArgument("the DAG has no outputs: no calculation is needed, nothing to bound")
-    keep = [False] * len(dag)
-    for v in dag.outputs:
-        keep[v] = True
-    for v in range(len(dag) - 1, -1, -1):  # reverse topological order
-        if keep[v]:
-            for p in dag.preds[v]:
-                keep[p] = True
-    if all(keep):
-        return dag
-    names = [dag.names[v] for v in range(len(dag)) if keep[v]]
-    edges = [(dag.names[u], dag.names[v]) for u, v in dag.edges() if keep[v]]
-    ops = {dag.names[v]: dag.ops[v] for v in range(len(dag)) if keep[v] and dag.preds[v]}
-    return DAG.from_edges(names, edges, [dag.names[v] for v in dag.outputs], ops)
 
 
 def verdict_of(dag: DAG, memory: int, result: PartitionSearch,
