@@ -119,13 +119,18 @@ def write_pages(claim_results: list[ClaimResult], folder: Path, plots: bool = Fa
         path = folder / page_name(cr.claim)
         write_text(claim_page(cr, versions), str(path))
         written.append(path)
-    images = []
+    images = sorted(p.name for p in (folder / "img").glob("*.png"))  # kept if not redrawn
     if plots:
         from ioverify import plots as plotting
 
         if plotting.available():
             images = [p.name for p in plotting.write_all(folder / "img", claim_results)]
             written += [folder / "img" / name for name in images]
+        else:
+            import sys
+
+            print("ioverify: plots not redrawn: matplotlib is not installed (the 'docs' extra)",
+                  file=sys.stderr)
     index = folder / "index.md"
     write_text(index_page(claim_results, images), str(index))
     return written + [index]

@@ -32,7 +32,7 @@ def write_claim(folder: Path, claim_id: str, grid: str, statement="A pebbling bo
 
 def run_check(tmp_path, *args):
     return main(["check", *map(str, args), "--certificates", str(tmp_path / "certs"),
-                 "--docs", str(tmp_path / "pages"), "--quiet"])
+                 "--docs", str(tmp_path / "pages"), "--quiet", "--jobs", "1"])
 
 
 def test_true_claim_is_verified_with_certificates_and_pages(tmp_path, capsys):
@@ -132,8 +132,9 @@ def _strip_seconds(obj):
 
 def _results(tmp_path, claim, *extra):
     out = tmp_path / "out"
+    jobs = [] if "--jobs" in extra else ["--jobs", "1"]
     assert main(["check", str(claim), "--certificates", str(out), "--docs", str(out / "p"),
-                 "--quiet", *extra]) == 0
+                 "--quiet", *jobs, *extra]) == 0
     return {p.name: _strip_seconds(json.loads(p.read_text())) for p in sorted(out.glob("*.json"))}
 
 

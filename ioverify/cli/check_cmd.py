@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -17,7 +18,8 @@ def register(sub) -> None:
                                    "unknown or bounded, 2 bad input.")
     p.add_argument("paths", nargs="*", help="claim files or folders (default: shipped proofs)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--jobs", "-j", type=positive_int, default=1, help="local processes")
+    p.add_argument("--jobs", "-j", type=positive_int, default=min(4, os.cpu_count() or 1),
+                   help="local processes (default: the cores, at most 4)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster (needs the 'distributed' extra)")
     p.add_argument("--budget", type=positive_float, default=120.0, metavar="SECONDS",
