@@ -72,7 +72,8 @@ def _print(results, certs, pages, overall, as_json) -> None:
         print_json({"status": overall.status, "claims": [
             {"id": cr.claim.id, "status": cr.verdict.status,
              "obligations": [{"id": r.obligation.id, "status": r.verdict.status,
-                              "seconds": r.seconds} for r in cr.results]}
+                              "message": describe(r.verdict), "seconds": r.seconds}
+                             for r in cr.results]}
             for cr in results], "certificates": [str(c) for c in certs],
             "pages": [str(p) for p in pages]})
         return
