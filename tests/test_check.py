@@ -153,3 +153,15 @@ def test_dask_cluster_gives_identical_results(tmp_path):
                                   dashboard_address=None) as cluster:
         remote = _results(tmp_path / "b", claim, "--scheduler", cluster.scheduler_address)
     assert serial == remote
+
+
+def test_json_output_is_one_object(tmp_path, capsys):
+    path = write_claim(tmp_path, "pyramid-json", '[(3, {"lower_bound": 12}), (4, {"optimum": 7})]')
+    assert main(["check", str(path), "--json", "--jobs", "1", "--certificates",
+                 str(tmp_path / "c"), "--docs", str(tmp_path / "d")]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "refuted"
+    (claim,) = doc["claims"]
+    assert [o["status"] for o in claim["obligations"]] == ["refuted", "optimal"]
+    assert "beats the claimed lower bound 12" in claim["obligations"][0]["message"]
+    assert len(doc["certificates"]) == 2
