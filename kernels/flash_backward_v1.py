@@ -16,25 +16,14 @@ load words that exist), so the first outer step writes dQ_i without reading it.
 
 from __future__ import annotations
 
-from kernels.base import KernelSpec, blocks
-from kernels.flash_backward_v2 import (_dry_sizes, accumulate, backward_inputs, column_plan,
-                                       grad_outputs, update_dq)
+from kernels.base import KernelSpec
+from kernels.flash_backward_v2 import (_dry_sizes, accumulate, backward_inputs, column_loop,
+                                       column_plan, grad_outputs, update_dq)
 from kernels.reference import backward_sample, gradient_reference
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:
-    n, d = sizes["n"], sizes["d"]
-    for c0, c in blocks(n, blk["block_c"]):
-        k = mem.load(a["K"], (c0, c0 + c), (0, d))
-        v = mem.load(a["V"], (c0, c0 + c), (0, d))
-        acc = {"dK": None, "dV": None}
-        for r0, r in blocks(n, blk["block_r"]):
-            _inner(mem, a, d, k, v, acc, r0, r, first=c0 == 0)
-        for name in ("dK", "dV"):
-            mem.store(acc[name], a[name], c0, 0)
-            mem.free(acc[name])
-        mem.free(k)
-        mem.free(v)
+    column_loop(mem, a, sizes, blk, _inner)
 
 
 def _inner(mem, a, d, k, v, acc, r0, r, first) -> None:

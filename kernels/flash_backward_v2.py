@@ -25,12 +25,19 @@ def run(mem, a: dict, sizes: dict, blk: dict) -> None:
     n, d = sizes["n"], sizes["d"]
     for r0, r in blocks(n, blk["block_r"]):
         store_rowdot(mem, a, r0, r, d)
+    column_loop(mem, a, sizes, blk, inner_step)
+
+
+def column_loop(mem, a: dict, sizes: dict, blk: dict, step) -> None:
+    """The outer loop of both published backward orders: per K/V block, dK_j and dV_j stay in
+    fast memory while ``step`` runs over every Q block, then they are stored once."""
+    n, d = sizes["n"], sizes["d"]
     for c0, c in blocks(n, blk["block_c"]):
         k = mem.load(a["K"], (c0, c0 + c), (0, d))
         v = mem.load(a["V"], (c0, c0 + c), (0, d))
         acc = {"dK": None, "dV": None}
         for r0, r in blocks(n, blk["block_r"]):
-            inner_step(mem, a, d, k, v, acc, r0, r, first=c0 == 0)
+            step(mem, a, d, k, v, acc, r0, r, first=c0 == 0)
         for name in ("dK", "dV"):
             mem.store(acc[name], a[name], c0, 0)
             mem.free(acc[name])
