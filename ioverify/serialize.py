@@ -12,7 +12,6 @@ RELIES_ON = {
     "one-shot-exact-horizon": "the SAT back end (Glucose through PySAT on Z3's CNF of the "
                               "encoding, or Z3 alone) answered unsat for every one-shot schedule "
                               "under the claimed I/O at the exact one-shot horizon",
-    "chc-invariant": "the inductive invariant returned by Z3's fixed-point engine",
     "proved-horizon": "the demand-count lemma (ioverify.search.compute_demands) bounding the "
                       "computes, and the SAT back end's unsat answer within that horizon",
     "partition-lemma": "Z3 answered unsat for every 2M-partition with fewer parts "

@@ -18,7 +18,6 @@ from typing import Any, Iterable
 EVIDENCE_KINDS = (
     "exhaustive-search",  # complete configuration search, horizon-free
     "one-shot-exact-horizon",  # one-shot variant: the bounded encoding's horizon is exact
-    "chc-invariant",  # Z3 fixed-point engine returned an inductive invariant
     "proved-horizon",  # a horizon bound that is itself proved
     "partition-lemma",  # Q >= M (P(2M) - 1), Hong-Kung, horizon-free
     "trivial-bound",  # every input loaded and every output stored
