@@ -14,18 +14,22 @@
    earlier, so no schedule is lost).  Hence every one-shot schedule of I/O <= b is a model of the
    N-step encoding with budget b, whatever its number of moves, and "unsat" at budget b proves the
    one-shot optimum exceeds b.  Evidence ``one-shot-exact-horizon``.
-3. **recompute proofs need a horizon-free argument**; a bounded recompute encoding that is unsat
-   only gives ``Bounded(horizon)``.  The arguments used, in order:
+3. **The exhaustive search first**: ``ioverify.game.exhaustive.exhaustive_optimum``, a
+   configuration search over a proved normal form, horizon-free, in the verdict's variant, asked
+   below the best known I/O, with a share of the time (a third for one-shot, half for
+   recompute) and a state cap.  When it finishes its answer is a proof in either variant
+   (evidence ``exhaustive-search``); when it does not, the Z3 searches take the time left.
+4. **recompute proofs need a horizon-free argument**; a bounded recompute encoding that is unsat
+   only gives ``Bounded(horizon)``.  Besides the exhaustive search:
    * ``trivial-bound``: every needed input is loaded and every output stored at least once, in
      any variant; a schedule meeting that count is optimal.
    * ``proved-horizon`` by the *demand-count lemma* (``compute_demands`` below): some optimal
      recompute schedule computes each vertex u at most c(u) times (c = 1 for outputs, summed
      over successors), so the compute-step encoding with sum c(u) steps is exact.  When every
      c(u) is 1 (``single_use_lemma``) that is the one-shot encoding itself.
-   * ``exhaustive-search``: ``ioverify.game.exhaustive.exhaustive_optimum`` (a configuration
-     search, horizon-free) when it finishes within the time left.
    Nothing else upgrades a bounded or unknown answer.
-4. Deterministic: fixed seeds; no wall-clock limit unless ``timeout`` is given.
+5. Deterministic: fixed seeds, fixed state caps; no wall-clock limit unless ``timeout`` is
+   given.
 """
 
 from __future__ import annotations
@@ -60,6 +64,12 @@ class _State:
     best: Schedule
     upper: int
     lower: int
+    lower_evidence: Evidence  # what proves ``lower``
+    exhaustive: bool = True  # try the exhaustive search before Z3
+
+    def raise_lower(self, bound: int, evidence: Evidence) -> None:
+        if bound > self.lower:
+            self.lower, self.lower_evidence = bound, evidence
 
     def remaining(self) -> float | None:
         if self.deadline is None:
@@ -189,8 +199,8 @@ def greedy_schedule(dag: DAG, memory: int) -> Schedule:
 
 def symmetry_of(dag: DAG):
     """Orbit representatives for the first two computes, from automorphisms computed and checked
-    on this DAG (``ioverify.encode.symmetry``); None if the group is too large to list."""
-    from ioverify.encode import symmetry
+    on this DAG (``ioverify.dag.symmetry``); None if the group is too large to list."""
+    from ioverify.dag import symmetry
 
     group = symmetry.automorphisms(dag)
     if not group or len(group) == 1:
@@ -226,7 +236,7 @@ def descend(st: _State, variant: str, steps: int, stop_at: int,
     sym, group = symmetry_of(st.dag)
     enc = pebbling.encode(st.dag, st.memory, variant, steps, seed=st.seed, symmetry=sym,
                           max_computes=max_computes)
-    backend = backend_for(enc)
+    backend = backend_for(enc, st.upper)
     try:
         while True:
             budget = st.upper - 1
@@ -300,25 +310,35 @@ class Z3Backend:
         pass
 
 
-def backend_for(enc):
-    """Glucose on Z3's CNF of the encoding if PySAT is installed, else Z3 alone."""
+def backend_for(enc, ubound: int | None = None):
+    """Glucose on Z3's CNF of the encoding if PySAT is installed, else Z3 alone.  ``ubound``:
+    the largest I/O budget that will be asked."""
     from ioverify.encode import cnf
 
     if not cnf.available():
         return Z3Backend(enc)
     clauses, nvars, names = cnf.to_cnf(enc.ctx, enc.constraints)
-    return cnf.SatQuery(clauses, nvars, names, [str(c) for c in enc.cost])
+    return cnf.SatQuery(clauses, nvars, names, [str(c) for c in enc.cost], ubound)
 
 
 # --- the public entry point ----
 
+METHODS = ("auto", "exhaustive", "z3")
+
+
 def pebble(dag: DAG, memory: int, *, variant: str = "recompute",
            claim_lower_bound: int | None = None, timeout: float | None = None, seed: int = 0,
-           progress: Progress | None = None) -> Verdict:
+           progress: Progress | None = None, method: str = "auto") -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
-    every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted)."""
+    every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
+
+    ``method``: ``auto`` (the exhaustive search with a share of the time, then Z3), ``z3`` (the
+    Z3 encodings only) or ``exhaustive`` (the exhaustive search only, all the time and up to
+    EXHAUSTIVE_ONLY_MAX_STATES configurations)."""
     check_memory(memory)
     check_variant(variant)
+    if method not in METHODS:
+        raise InvalidArgument(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     claim = _check_claim(claim_lower_bound)
     if timeout is not None and not timeout > 0:
         raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
@@ -327,16 +347,37 @@ def pebble(dag: DAG, memory: int, *, variant: str = "recompute",
         return Infeasible(why, variant)
     start = time.monotonic()
     greedy = checked(dag, greedy_schedule(dag, memory), memory, "one-shot", None, "greedy")
+    trivial = trivial_lower_bound(dag)
     st = _State(dag, memory, variant, seed, None if timeout is None else start + timeout,
-                progress, start, greedy, greedy.io, trivial_lower_bound(dag))
-    if claim is not None and claim <= st.lower:
-        return Verified(claim, Evidence("trivial-bound", {"bound": st.lower}), variant)
-    if st.upper <= st.lower or (claim is not None and st.upper < claim):
-        return _finish(st, claim, Evidence("trivial-bound", {"bound": st.lower}))
-    stop = st.lower if claim is None else claim - 1  # the smallest budget worth asking
+                progress, start, greedy, greedy.io, trivial,
+                Evidence("trivial-bound", {"bound": trivial}), method != "z3")
+    settled = _settled(st, claim)
+    if settled is not None:
+        return settled
+    if method == "exhaustive":
+        return _exhaustive_route(st, claim)
     if variant == "one-shot" or single_use_lemma(dag):
-        return _one_shot_route(st, claim, stop)
-    return _recompute_route(st, claim, stop)
+        return _one_shot_route(st, claim)
+    return _recompute_route(st, claim)
+
+
+def _settled(st: _State, claim: int | None) -> Verdict | None:
+    """The verdict if the bounds alone decide: a replayed schedule below the claim refutes it,
+    a proved lower bound at or above it verifies it, an upper bound meeting the lower bound is
+    the optimum (on the argument that proved the lower bound)."""
+    if claim is not None:
+        if st.upper < claim:
+            return Refuted(st.best, st.upper, claim, st.variant)
+        if claim <= st.lower:
+            return Verified(claim, st.lower_evidence, st.variant)
+    elif st.upper <= st.lower:
+        return Optimal(st.upper, st.best, st.lower_evidence, st.variant)
+    return None
+
+
+def _stop(st: _State, claim: int | None) -> int:
+    """The smallest I/O budget worth asking a solver for."""
+    return st.lower if claim is None else claim - 1
 
 
 def _check_claim(claim):
@@ -347,102 +388,148 @@ def _check_claim(claim):
     return claim
 
 
-def _finish(st: _State, claim: int | None, evidence: Evidence) -> Verdict:
-    """The verdict once ``st.upper`` is attained and proved optimal (or beats the claim)."""
-    if claim is not None:
-        if st.upper < claim:
-            return Refuted(st.best, st.upper, claim, st.variant)
-        return Verified(claim, evidence, st.variant)
-    return Optimal(st.upper, st.best, evidence, st.variant)
+@contextmanager
+def _share(st: _State, fraction: float):
+    """Within the body, ``st`` runs out of time after ``fraction`` of the time left (when a
+    timeout was given), so that the steps after it keep the rest."""
+    saved = st.deadline
+    if saved is not None:
+        st.deadline = time.monotonic() + fraction * st.remaining()
+    try:
+        yield
+    finally:
+        st.deadline = saved
 
 
-def _one_shot_route(st: _State, claim: int | None, stop: int) -> Verdict:
-    """Exact horizon: the one-shot encoding with one step per needed compute.  Used for the
-    recompute variant only when the single-use lemma holds (then the optima are equal)."""
-    from ioverify.encode.pebbling import useful_vertices
+EXHAUSTIVE_SHARE = {"one-shot": 1 / 3, "recompute": 1 / 2}  # of the time left, with a timeout
+EXHAUSTIVE_MAX_STATES = 2_000_000  # about 0.5 GiB of configurations; past it, Z3 takes over
+EXHAUSTIVE_ONLY_MAX_STATES = 20_000_000  # method="exhaustive": about 5 GiB
 
-    steps = sum(1 for v in useful_vertices(st.dag) if not st.dag.is_input[v])
-    result = descend(st, "one-shot", steps, stop)
-    if claim is not None and st.upper < claim:
-        return Refuted(st.best, st.upper, claim, st.variant)
-    if result.answer == "reached" and claim is None:
-        return _finish(st, claim, Evidence("trivial-bound", {"bound": st.lower}))
-    if result.answer == "unknown":
-        return Unknown(f"{result.reason or 'solver unknown'} at budget {result.target}",
-                       st.lower, st.upper, st.variant)
-    detail = {"method": "z3-compute-steps", "steps": steps, "unsat_budget": result.target,
-              "automorphisms": result.group}
-    evidence = Evidence("one-shot-exact-horizon", detail)
-    if st.variant == "recompute":
-        evidence = Evidence("proved-horizon", {**detail, "horizon_computes": steps,
-                                               "lemma": "demand-count, every c(u) = 1 "
-                                               "(ioverify.search.compute_demands)"})
-    st.lower = result.target + 1
-    return _finish(st, claim, evidence)
+
+def _exhaustive_route(st: _State, claim: int | None) -> Verdict:
+    """method="exhaustive": the configuration search alone, with all the time left."""
+    proof = _exhaustive(st, claim, share=1.0, max_states=EXHAUSTIVE_ONLY_MAX_STATES)
+    if not isinstance(proof, str):
+        return proof
+    return Unknown(proof, st.lower, st.upper, st.variant)
 
 
 HORIZON_CAP = 4  # use the proved horizon only if it is at most this many times the one-shot one
 
 
-def _recompute_route(st: _State, claim: int | None, stop: int) -> Verdict:
-    """Recomputation may help.  The one-shot optimum is an upper bound; the recompute encoding
-    with the horizon of the demand-count lemma is a proof when that horizon is small enough;
-    otherwise the encoding is run with a shorter horizon (only ``Bounded``) and the horizon-free
-    exhaustive search is the proof, if it finishes."""
+def _one_shot_route(st: _State, claim: int | None) -> Verdict:
+    """The exhaustive search first (a share of the time), then the exact horizon: the one-shot
+    encoding with one step per needed compute.  Used for the recompute variant only when the
+    single-use lemma holds (then the optima are equal)."""
     from ioverify.encode.pebbling import useful_vertices
 
+    proof = _exhaustive(st, claim)
+    if not isinstance(proof, str):
+        return proof
+    steps = sum(1 for v in useful_vertices(st.dag) if not st.dag.is_input[v])
+    result = descend(st, "one-shot", steps, _stop(st, claim))
+    if result.answer == "unsat":
+        detail = {"method": "z3-compute-steps", "steps": steps, "unsat_budget": result.target,
+                  "automorphisms": result.group}
+        evidence = Evidence("one-shot-exact-horizon", detail)
+        if st.variant == "recompute":
+            evidence = Evidence("proved-horizon", {**detail, "horizon_computes": steps,
+                                                   "lemma": "demand-count, every c(u) = 1 "
+                                                   "(ioverify.search.compute_demands)"})
+        st.raise_lower(result.target + 1, evidence)
+    settled = _settled(st, claim)
+    if settled is not None:
+        return settled
+    return Unknown(f"{proof}; one-shot search: {result.reason or 'solver unknown'} at "
+                   f"budget {result.target}", st.lower, st.upper, st.variant)
+
+
+def _recompute_route(st: _State, claim: int | None) -> Verdict:
+    """Recomputation may help.  The horizon-free exhaustive search first (half the time left);
+    then the one-shot encoding for an upper bound (half the rest) and the recompute encoding
+    with the horizon of the demand-count lemma, a proof when that horizon is small enough,
+    otherwise run with a shorter horizon (only ``Bounded``)."""
+    from ioverify.encode.pebbling import useful_vertices
+
+    proof = _exhaustive(st, claim)
+    if not isinstance(proof, str):
+        return proof
     n = sum(1 for v in useful_vertices(st.dag) if not st.dag.is_input[v])
-    one_shot = descend(st, "one-shot", n, stop)
-    if (claim is not None and st.upper < claim) or st.upper <= st.lower:
-        return _finish(st, claim, Evidence("trivial-bound", {"bound": st.lower}))
+    with _share(st, 0.5):
+        one_shot = descend(st, "one-shot", n, _stop(st, claim))
+    settled = _settled(st, claim)
+    if settled is not None:
+        return settled
     demands = compute_demands(st.dag)
     horizon = sum(demands.values())
     proved = horizon <= HORIZON_CAP * n
     steps = horizon if proved else 2 * n
     bounded = None
     if not st.out_of_time():
-        bounded = descend(st, "recompute", steps, stop, max_computes=demands)
-        if (claim is not None and st.upper < claim) or st.upper <= st.lower:
-            return _finish(st, claim, Evidence("trivial-bound", {"bound": st.lower}))
+        bounded = descend(st, "recompute", steps, _stop(st, claim), max_computes=demands)
         if bounded.answer == "unsat" and proved:
-            st.lower = bounded.target + 1
-            return _finish(st, claim, Evidence("proved-horizon", {
+            st.raise_lower(bounded.target + 1, Evidence("proved-horizon", {
                 "method": "z3-compute-steps", "steps": steps, "unsat_budget": bounded.target,
                 "automorphisms": bounded.group, "horizon_computes": horizon,
                 "lemma": "demand-count (ioverify.search.compute_demands)"}))
-    proof = _exhaustive(st, claim)
-    if isinstance(proof, (Optimal, Verified, Refuted)):
-        return proof
-    if bounded is not None and bounded.answer == "unsat":
-        return Bounded(steps, st.lower, st.upper, st.variant)
-    why = proof if isinstance(proof, str) else "no horizon-free argument finished"
+        settled = _settled(st, claim)
+        if settled is not None:
+            return settled
+        if bounded.answer == "unsat":
+            return Bounded(steps, st.lower, st.upper, st.variant)
+    why = proof
     for name, result in (("one-shot", one_shot), ("recompute", bounded)):
         if result is not None and result.answer == "unknown":
             why = f"{why}; {name} search: {result.reason} at budget {result.target}"
     return Unknown(why, st.lower, st.upper, st.variant)
 
 
-def _exhaustive(st: _State, claim: int | None):
-    """The horizon-free configuration search, asked only for schedules below the best known;
-    a verdict if it finished, else the reason (a string)."""
-    try:
-        from ioverify.game.exhaustive import exhaustive_optimum
-    except ImportError:
-        return "the exhaustive search (ioverify.game.exhaustive) is not available"
+def _exhaustive(st: _State, claim: int | None, share: float | None = None,
+                max_states: int | None = None):
+    """The horizon-free configuration search in the verdict's variant, asked only for
+    schedules below the best known, with ``share`` of the time left (EXHAUSTIVE_SHARE) and at
+    most ``max_states`` configurations (EXHAUSTIVE_MAX_STATES); a verdict if it settled the
+    question, else the reason (a string).  For recompute, the one-shot optimum found first by
+    the same search (a quarter of that time and states) is the upper bound: proving that
+    nothing is cheaper is far quicker than finding the cheapest.  A search stopped early still
+    proves the level it reached (``SearchResult.lower_bound``)."""
+    if not st.exhaustive:
+        return "exhaustive search not run (method z3)"
+    share = EXHAUSTIVE_SHARE[st.variant] if share is None else share
+    max_states = EXHAUSTIVE_MAX_STATES if max_states is None else max_states
     if st.out_of_time():
         return "timeout before the exhaustive search"
+    with _share(st, share):
+        if st.variant == "recompute":
+            with _share(st, 0.25):
+                _run_exhaustive(st, claim, "one-shot", max_states // 4)
+            settled = _settled(st, claim)
+            if settled is not None:
+                return settled
+        result = _run_exhaustive(st, claim, st.variant, max_states)
+    settled = _settled(st, claim)
+    if settled is not None:
+        return settled
+    return f"exhaustive search incomplete after {result.states} states: {result.reason}"
+
+
+def _run_exhaustive(st: _State, claim: int | None, variant: str, max_states: int):
+    """One exhaustive search in ``variant`` below the best known I/O (and the claim).  A
+    schedule it finds is replayed in the verdict's variant and becomes the upper bound; the
+    lower bound it proves counts only in the verdict's own variant."""
+    from ioverify.game.exhaustive import exhaustive_optimum
+
     below = st.upper if claim is None else min(claim, st.upper)
-    st.report(f"exhaustive recompute search below {below}")
-    result = exhaustive_optimum(st.dag, st.memory, st.variant, below=below, deadline=st.deadline)
-    if not result.complete:
-        return f"exhaustive search incomplete after {result.states} states: {result.reason}"
-    evidence = Evidence("exhaustive-search", {"states": result.states, "below": below})
+    what = f"exhaustive {variant} search below {below}"
+    st.report(what)
+    with _heartbeat(st, what):
+        result = exhaustive_optimum(st.dag, st.memory, variant, below=below,
+                                    deadline=st.deadline, max_states=max_states)
     if result.optimum is not None:
         st.best = checked(st.dag, result.schedule, st.memory, st.variant, result.optimum,
-                          "the exhaustive search")
+                          f"the exhaustive {variant} search")
         st.upper = result.optimum
-        if claim is None:
-            st.lower = result.optimum
-            return Optimal(st.upper, st.best, evidence, st.variant)
-    st.lower = below
-    return _finish(st, claim, evidence)
+    if variant == st.variant and result.lower_bound is not None:
+        st.raise_lower(result.lower_bound, Evidence("exhaustive-search", {
+            "states": result.states, "below": result.lower_bound}))
+    return result

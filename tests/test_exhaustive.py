@@ -1,13 +1,14 @@
 """The exhaustive optimal search: reference optima, every kind of answer, and differential tests
 against a naive search over ALL moves (no normal form) and against random legal schedules."""
 
+import functools
 import time
 from collections import deque
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ioverify.dag import DAG, binary_tree, matmul, pyramid
+from ioverify.dag import DAG, attention_forward, binary_tree, matmul, pyramid
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game import replay
 from ioverify.game import exhaustive
@@ -73,7 +74,7 @@ def test_budgets_give_incomplete_results():
     dag = binary_tree(8)
     result = exhaustive_optimum(dag, 3, max_states=50)
     assert not result.complete and result.optimum is None and "state budget" in result.reason
-    result = exhaustive_optimum(matmul(2, 2, 2), 3, deadline=time.monotonic())
+    result = exhaustive_optimum(attention_forward(2, 1), 3, deadline=time.monotonic())
     assert not result.complete and result.optimum is None and "deadline" in result.reason
 
 
@@ -111,6 +112,34 @@ def test_a_schedule_failing_replay_raises(monkeypatch):
     monkeypatch.setattr(exhaustive._Search, "_schedule", tampered)
     with pytest.raises(InternalError, match="failed replay"):
         exhaustive_optimum(pyramid(2), 3)
+
+
+@functools.cache
+def matmul_symmetries():
+    """matmul(2,2,2)'s 16 automorphisms over 3-part keys, with 8-bit and 16-bit tables."""
+    narrow, wide = (exhaustive._Symmetry(matmul(2, 2, 2), 3) for _ in range(2))
+    wide.WIDE_TABLES = 10 ** 6  # the real cap would keep matmul narrow
+    wide.widen()
+    assert (narrow.chunk, wide.chunk, len(wide.group)) == (8, 16, 15)
+    return narrow, wide
+
+
+@settings(max_examples=30)
+@given(st.data())
+def test_canonical_keys_are_invariant_under_the_automorphisms(data):
+    """N8: one canonical key per orbit, whichever image of a configuration is reached."""
+    narrow, wide = matmul_symmetries()
+    symmetry = narrow
+    n = len(matmul(2, 2, 2))
+    key = data.draw(st.integers(0, (1 << 3 * n) - 1))
+    perm = data.draw(st.sampled_from(symmetry.group))
+    image = sum(1 << (part * n + perm[v]) for part in range(3) for v in range(n)
+                if key >> (part * n + v) & 1)
+    assert symmetry.canonical(image) == symmetry.canonical(key)
+    assert wide.canonical(image) == wide.canonical(key) == symmetry.canonical(key) <= key
+    g = symmetry.mapping(symmetry.canonical(key), key)
+    canonical = symmetry.canonical(key)
+    assert sum(g(canonical >> part * n & ((1 << n) - 1)) << part * n for part in range(3)) == key
 
 
 def test_search_result_is_frozen():
@@ -178,6 +207,27 @@ def test_matches_naive_search_thoroughly(data):
     for variant in ("recompute", "one-shot"):
         assert exhaustive_optimum(dag, memory, variant).optimum == naive_optimum(dag, memory,
                                                                                  variant)
+
+
+@settings(max_examples=40)
+@given(st.data())
+def test_a_stopped_search_proves_only_true_lower_bounds(data):
+    """An incomplete run's lower bound (the A* level reached) never exceeds the optimum."""
+    dag = data.draw(dags(max_vertices=7, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=1))
+    budget = data.draw(st.integers(1, 40))
+    for variant in ("recompute", "one-shot"):
+        result = exhaustive_optimum(dag, memory, variant, max_states=budget)
+        optimum = naive_optimum(dag, memory, variant)
+        assert result.lower_bound is not None and result.lower_bound <= optimum
+        if result.complete:
+            assert result.optimum == result.lower_bound == optimum
+
+
+def test_a_stopped_search_reports_its_level():
+    result = exhaustive_optimum(attention_forward(2, 1), 3, max_states=30_000)
+    assert not result.complete and 8 < result.lower_bound <= 24
+    assert f"no schedule below {result.lower_bound}" in result.reason
 
 
 @given(st.data())

@@ -28,9 +28,17 @@ def diamond():
     return b.build()
 
 
+@pytest.fixture(params=["exhaustive-first", "z3-only"])
+def route(request):
+    """Both routes of ``pebble``: as shipped (the exhaustive search first), and Z3 alone."""
+    if request.param == "z3-only":
+        request.getfixturevalue("z3_only")
+    return request.param
+
+
 @pytest.mark.parametrize("dag,memory,optimum", REFERENCE)
 @pytest.mark.parametrize("variant", ["recompute", "one-shot"])
-def test_reference_optima(dag, memory, optimum, variant):
+def test_reference_optima(dag, memory, optimum, variant, route):
     verdict = pebble(dag, memory, variant=variant)
     assert isinstance(verdict, Optimal)
     assert verdict.io == optimum
@@ -41,12 +49,13 @@ def test_reference_optima(dag, memory, optimum, variant):
 @pytest.mark.slow
 @pytest.mark.parametrize("memory,optimum", [(3, 25), (4, 17), (5, 14), (6, 13)])
 @pytest.mark.parametrize("variant", ["recompute", "one-shot"])
-def test_matmul_reference_optima(memory, optimum, variant):
+def test_matmul_reference_optima(memory, optimum, variant, route):
     dag = matmul(2, 2, 2)
     verdict = pebble(dag, memory, variant=variant)
     assert isinstance(verdict, Optimal) and verdict.io == optimum
     kinds = {"one-shot": "one-shot-exact-horizon", "recompute": "proved-horizon"}
-    assert verdict.evidence.kind == kinds[variant]
+    expected = "exhaustive-search" if route == "exhaustive-first" else kinds[variant]
+    assert verdict.evidence.kind == expected
     assert replay(dag, verdict.schedule, memory, variant).io == optimum
 
 
@@ -84,7 +93,7 @@ def test_bad_arguments_are_refused(kwargs):
         pebble(pyramid(2), 3, **kwargs)
 
 
-def test_deterministic_schedule():
+def test_deterministic_schedule(route):
     first = pebble(binary_tree(8), 3)
     second = pebble(binary_tree(8), 3)
     assert first.schedule == second.schedule
@@ -114,11 +123,11 @@ def test_demand_counts():
     assert sum(compute_demands(pyramid(3)).values()) == 1 + 2 + (1 + 2 + 1)
 
 
-def test_recompute_proof_by_demand_horizon():
+def test_recompute_proof_by_demand_horizon(z3_only):
     dag = diamond()
     verdict = pebble(dag, 3)
     assert isinstance(verdict, Optimal)
-    assert verdict.evidence.kind in ("proved-horizon", "exhaustive-search", "trivial-bound")
+    assert verdict.evidence.kind in ("proved-horizon", "trivial-bound")
     assert replay(dag, verdict.schedule, 3, "recompute").io == verdict.io
 
 
@@ -136,7 +145,7 @@ def test_verdict_to_json_fields():
 
 
 def test_automorphisms_are_computed_and_checked():
-    from ioverify.encode import symmetry
+    from ioverify.dag import symmetry
 
     dag = matmul(2, 2, 2)
     group = symmetry.automorphisms(dag)
@@ -150,3 +159,19 @@ def test_automorphisms_are_computed_and_checked():
     assert len(symmetry.orbit_representatives(group, products)) == 1
     assert sorted(symmetry.automorphisms(pyramid(3))) == [tuple(range(10)), tuple(
         [3, 2, 1, 0, 6, 5, 4, 8, 7, 9])]  # the identity and the mirror image
+
+
+@pytest.mark.parametrize("suite", [
+    "pebble", pytest.param("pebble-z3", marks=pytest.mark.slow)])
+def test_bench_suite_quick(suite, capsys):
+    import importlib
+
+    from ioverify.bench import SUITES
+
+    assert importlib.import_module(SUITES[suite]).run(quick=True) == 0  # every row optimal
+    out = capsys.readouterr().out
+    assert out.count("optimal") == 8 and "attention_forward(2,1)" in out
+    method = "z3" if suite == "pebble-z3" else "auto"
+    assert f"method {method}" in out
+    if method == "z3":
+        assert "exhaustive-search" not in out

@@ -14,7 +14,7 @@ from ioverify.cli import main
 from ioverify.dag import attention_forward, pyramid
 from ioverify.dag.jsonio import dag_to_json
 from ioverify.encode import cnf, pebbling
-from ioverify.errors import InternalError
+from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game.exhaustive import exhaustive_optimum
 from ioverify.game.replay import replay
 from ioverify.game.rules import Schedule
@@ -38,16 +38,14 @@ def solver_says_unknown(monkeypatch):
 
 
 @pytest.mark.parametrize("variant", ["one-shot", "recompute"])
-def test_mocked_unknown_yields_unknown(solver_says_unknown, monkeypatch, variant):
-    monkeypatch.setattr(search, "_exhaustive", lambda st, claim: "mocked: no exhaustive search")
+def test_mocked_unknown_yields_unknown(solver_says_unknown, z3_only, variant):
     verdict = search.pebble(*HARD, variant=variant)
     assert isinstance(verdict, Unknown) and not is_proof(verdict)
     assert "mocked" in verdict.reason
     assert verdict.lower_bound == 5 and verdict.upper_bound >= 11
 
 
-def test_mocked_unknown_cli_exit_3(solver_says_unknown, monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(search, "_exhaustive", lambda st, claim: "mocked: no exhaustive search")
+def test_mocked_unknown_cli_exit_3(solver_says_unknown, z3_only, tmp_path, capsys):
     path = tmp_path / "p.json"
     path.write_text(dag_to_json(HARD[0]))
     assert main(["pebble", str(path), "--memory", "3", "--one-shot", "--json"]) == 3
@@ -68,13 +66,13 @@ pebbling_decode = pebbling.decode
 
 
 @pytest.mark.parametrize("variant", ["one-shot", "recompute"])
-def test_corrupted_model_is_caught_by_replay(monkeypatch, variant):
+def test_corrupted_model_is_caught_by_replay(monkeypatch, z3_only, variant):
     monkeypatch.setattr(pebbling, "decode", _corrupt)
     with pytest.raises(InternalError, match="fails replay"):
         search.pebble(*HARD, variant=variant)
 
 
-def test_corrupted_model_cli_exit_4(monkeypatch, tmp_path, capsys):
+def test_corrupted_model_cli_exit_4(monkeypatch, z3_only, tmp_path, capsys):
     monkeypatch.setattr(pebbling, "decode", _corrupt)
     path = tmp_path / "p.json"
     path.write_text(dag_to_json(HARD[0]))
@@ -82,7 +80,7 @@ def test_corrupted_model_cli_exit_4(monkeypatch, tmp_path, capsys):
     assert "fails replay" in capsys.readouterr().err
 
 
-def test_schedule_over_budget_is_an_internal_error(monkeypatch):
+def test_schedule_over_budget_is_an_internal_error(monkeypatch, z3_only):
     """A model whose schedule costs more than the budget asked for is a bug, not a result."""
     dag, memory = HARD
     heavy = search.greedy_schedule(dag, memory)
@@ -91,11 +89,10 @@ def test_schedule_over_budget_is_an_internal_error(monkeypatch):
         search.pebble(dag, memory, variant="one-shot")
 
 
-def test_bounded_recompute_search_is_never_verified(monkeypatch):
+def test_bounded_recompute_search_is_never_verified(monkeypatch, z3_only):
     """No demand-count horizon and no exhaustive search: the recompute answer can only be
     Bounded or Unknown, even with a claim at the true optimum."""
     monkeypatch.setattr(search, "HORIZON_CAP", 0)
-    monkeypatch.setattr(search, "_exhaustive", lambda st, claim: "mocked: no exhaustive search")
     dag, memory = HARD
     for claim in (None, 11):
         verdict = search.pebble(dag, memory, claim_lower_bound=claim)
@@ -104,10 +101,11 @@ def test_bounded_recompute_search_is_never_verified(monkeypatch):
             assert verdict.horizon == 2 * 6 and verdict.upper_bound == 11
 
 
-def test_z3_backend_agrees(monkeypatch):
+def test_z3_backend_agrees(monkeypatch, z3_only):
     monkeypatch.setattr(cnf, "available", lambda: False)
     verdict = search.pebble(*HARD, variant="one-shot")
     assert isinstance(verdict, Optimal) and verdict.io == 11
+    assert verdict.evidence.kind == "one-shot-exact-horizon"
 
 
 def test_timeout_gives_unknown_or_bounds_never_a_guess():
@@ -133,8 +131,14 @@ def test_cli_schedule_out_replays(tmp_path, capsys):
 
 
 def _optima(dag, memory):
-    return {variant: search.pebble(dag, memory, variant=variant) for variant in
-            ("one-shot", "recompute")}
+    """The Z3 route's optima (method z3: no exhaustive search inside ``pebble``, so the
+    comparison with it below is not circular)."""
+    verdicts = {variant: search.pebble(dag, memory, variant=variant, method="z3")
+                for variant in ("one-shot", "recompute")}
+    for verdict in verdicts.values():
+        if isinstance(verdict, Optimal):
+            assert verdict.evidence.kind != "exhaustive-search"
+    return verdicts
 
 
 def _check_against_exhaustive(dag):
@@ -162,6 +166,49 @@ def test_differential_against_exhaustive_ten_vertices(dag):
     _check_against_exhaustive(dag)
 
 
+@pytest.mark.parametrize("variant", ["one-shot", "recompute"])
+def test_exhaustive_search_out_of_states_hands_over_to_z3(monkeypatch, variant):
+    monkeypatch.setattr(search, "EXHAUSTIVE_MAX_STATES", 5)
+    verdict = search.pebble(*HARD, variant=variant)
+    assert isinstance(verdict, Optimal) and verdict.io == 11
+    assert verdict.evidence.kind in ("one-shot-exact-horizon", "proved-horizon")
+
+
+def test_a_stopped_exhaustive_search_still_raises_the_lower_bound(monkeypatch):
+    """Out of states, the exhaustive search has still proved the A* level it reached: an
+    honest bracket, and a claim up to that level is verified on it (no upgrade beyond)."""
+    monkeypatch.setattr(search, "EXHAUSTIVE_ONLY_MAX_STATES", 30_000)
+    dag = attention_forward(2, 1)
+    verdict = search.pebble(dag, 3, method="exhaustive")
+    assert isinstance(verdict, Unknown) and 8 < verdict.lower_bound < verdict.upper_bound
+    level = verdict.lower_bound
+    verified = search.pebble(dag, 3, method="exhaustive", claim_lower_bound=level)
+    assert isinstance(verified, Verified) and verified.evidence.kind == "exhaustive-search"
+    # Asked below a claim, the search need not find a goal: it may prove more, never too much
+    # (the recompute optimum is 24).
+    for claim in (level + 1, 24, 25):
+        answer = search.pebble(dag, 3, method="exhaustive", claim_lower_bound=claim)
+        assert claim <= 24 if isinstance(answer, Verified) else not is_proof(answer)
+
+
+def test_recompute_route_proves_by_the_exhaustive_search():
+    verdict = search.pebble(*HARD)
+    assert isinstance(verdict, Optimal) and verdict.io == 11
+    assert verdict.evidence.kind == "exhaustive-search"
+    assert replay(HARD[0], verdict.schedule, HARD[1]).io == 11
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("memory, optimum", [(3, 24), (4, 15)])
+def test_attention_forward_21_recompute_small_memory(memory, optimum):
+    """The two cases only the exhaustive search settles within a minute (docs/performance.md)."""
+    dag = attention_forward(2, 1)
+    verdict = search.pebble(dag, memory, timeout=120)
+    assert isinstance(verdict, Optimal) and verdict.io == optimum
+    assert verdict.evidence.kind == "exhaustive-search"
+    assert replay(dag, verdict.schedule, memory).io == optimum
+
+
 @settings(max_examples=25)
 @given(dags(max_vertices=8), st.integers(0, 3))
 def test_single_use_lemma_against_exhaustive(dag, extra):
@@ -172,3 +219,38 @@ def test_single_use_lemma_against_exhaustive(dag, extra):
     one_shot = exhaustive_optimum(dag, memory, "one-shot")
     recompute = exhaustive_optimum(dag, memory, "recompute")
     assert one_shot.optimum == recompute.optimum
+
+
+@pytest.mark.parametrize("method, kinds", [
+    ("z3", {"proved-horizon"}), ("exhaustive", {"exhaustive-search"}),
+    ("auto", {"exhaustive-search"})])
+def test_cli_method(tmp_path, capsys, method, kinds):
+    path = tmp_path / "p.json"
+    path.write_text(dag_to_json(HARD[0]))
+    assert main(["pebble", str(path), "-M", "3", "--method", method, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "optimal" and doc["io"] == 11 and doc["method"] in kinds
+
+
+def test_cli_unknown_method_is_bad_input(tmp_path, capsys):
+    path = tmp_path / "p.json"
+    path.write_text(dag_to_json(HARD[0]))
+    with pytest.raises(SystemExit) as usage:
+        main(["pebble", str(path), "-M", "3", "--method", "ilp"])
+    assert usage.value.code == 2 and "invalid choice" in capsys.readouterr().err
+    with pytest.raises(InvalidArgument, match="method"):
+        search.pebble(*HARD, method="ilp")
+
+
+def test_sat_query_counts_only_up_to_its_bound():
+    """The totalizer counts up to the largest budget asked; a budget above it is a bug."""
+    z = pebbling.z3()
+    ctx = z.Context()
+    xs = [z.Bool(f"x{i}", ctx) for i in range(6)]
+    clauses, nvars, names = cnf.to_cnf(ctx, [z.Or(*xs[:3]), z.Or(*xs[3:])])
+    query = cnf.SatQuery(clauses, nvars, names, [str(x) for x in xs], ubound=3)
+    assert (query.check(0), query.check(1), query.check(2)) == ("unsat", "unsat", "sat")
+    assert sum(query.value(x) for x in xs) <= 2
+    with pytest.raises(InternalError, match="above the totalizer's bound"):
+        query.check(4)
+    query.close()

@@ -4,6 +4,7 @@
 SUITES = {
     "replay": "ioverify.bench.replay",
     "pebble": "ioverify.bench.pebble",
+    "pebble-z3": "ioverify.bench.pebble_z3",
     "exhaustive": "ioverify.bench.exhaustive",
     "partition": "ioverify.bench.partition",
     "kernels": "ioverify.bench.kernels",

@@ -11,7 +11,6 @@ The full run adds matmul(3,3,3) as the frontier where the Z3 search stops being 
 from __future__ import annotations
 
 import platform
-import time
 
 # THEORY.md section 1: independent exhaustive search, recompute variant.
 REFERENCE_OPTIMA = {("matmul(2,2,2)", 3): 25, ("matmul(2,2,2)", 4): 17,
@@ -32,15 +31,14 @@ def instances(quick: bool):
 
 
 def optimum(name: str, dag, memory: int, budget: float) -> tuple[str, int | None]:
-    """(source, value) of the exact recompute optimum, or ("?", None) if not known in budget."""
-    try:
-        from ioverify.game.exhaustive import exhaustive_optimum
-    except ImportError:
-        exhaustive_optimum = None
-    if exhaustive_optimum is not None and budget > 0:
-        result = exhaustive_optimum(dag, memory, deadline=time.monotonic() + budget)
-        if result.complete and result.optimum is not None:
-            return "exhaustive", result.optimum
+    """(source, value) of the exact recompute optimum, or ("?", None) if not known in budget.
+    The exhaustive search runs as ``ioverify pebble --method exhaustive`` runs it."""
+    from ioverify.search import pebble
+
+    if budget > 0:
+        verdict = pebble(dag, memory, method="exhaustive", timeout=budget)
+        if verdict.status == "optimal":
+            return "exhaustive", verdict.io
     if (name, memory) in REFERENCE_OPTIMA:
         return "THEORY.md", REFERENCE_OPTIMA[(name, memory)]
     return "?", None
@@ -62,7 +60,7 @@ def run(quick: bool = False) -> int:
             bound = memory * (result.lower - 1)
             parts = str(result.upper) if result.exact else f"{result.lower}..{result.upper}"
             source, best = ("-", None) if name in FRONTIER else optimum(
-                name, dag, memory, 2.0 if quick else 10.0)
+                name, dag, memory, 2.0 if quick else 30.0)
             best_text = "?" if best is None else str(best)
             gap = "?" if best is None else str(best - bound)
             print(f"{name:<24} {memory:>3} {2 * memory:>3} {parts:>7} {bound:>6} "

@@ -2,7 +2,8 @@
 M = 3..6, and attention_forward(2, 1) and (2, 2) at every M from the smallest feasible one up to
 the one where the optimum equals inputs plus outputs.  Both variants; per instance the optimum
 (or the bounds reached), the evidence and the seconds.  Timings are wall-clock on whatever
-machine runs it; ``--quick`` runs a small subset."""
+machine runs it; ``--quick`` runs a small subset.  Suite ``pebble`` runs ``pebble`` as shipped
+(method auto), suite ``pebble-z3`` the Z3 encodings alone (``ioverify.bench.pebble_z3``)."""
 
 from __future__ import annotations
 
@@ -37,11 +38,11 @@ def row(label: str, memory: int, variant: str, verdict, seconds: float) -> str:
             f"{doc['method']:<23} {seconds:>8.1f}")
 
 
-def run(quick: bool = False) -> int:
+def run(quick: bool = False, method: str = "auto") -> int:
     from ioverify.search import pebble, trivial_lower_bound
 
     print(f"machine: {platform.machine()} {platform.python_implementation()} "
-          f"{platform.python_version()}")
+          f"{platform.python_version()}; method {method}")
     print(f"{'instance':<24} {'M':>3} {'variant':<10} {'status':<9} {'I/O':>10} "
           f"{'evidence':<23} {'seconds':>8}")
     worst = 0
@@ -55,7 +56,8 @@ def run(quick: bool = False) -> int:
                 reached = True
                 for variant in ("one-shot", "recompute"):
                     start = time.monotonic()
-                    verdict = pebble(dag, memory, variant=variant, timeout=limit)
+                    verdict = pebble(dag, memory, variant=variant, timeout=limit,
+                                     method=method)
                     print(row(label, memory, variant, verdict, time.monotonic() - start),
                           flush=True)
                     worst = max(worst, 0 if verdict.status == "optimal" else 3)

@@ -1,5 +1,5 @@
 """``ioverify pebble DAG --memory M [--one-shot] [--claim-lower-bound L] [--timeout S] [--json]
-[--schedule-out FILE]``: the exact pebbling search of ``ioverify.search`` (issue 3)."""
+[--schedule-out FILE] [--method auto|exhaustive|z3]``: the exact pebbling search of ``ioverify.search`` (issue 3)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,9 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--schedule-out", metavar="FILE",
                    help="write the best schedule found (ioverify-schedule JSON) here")
+    p.add_argument("--method", choices=("auto", "exhaustive", "z3"), default="auto",
+                   help="auto (default): the exhaustive configuration search with a share of "
+                        "the time, then Z3; exhaustive or z3: that search alone")
     p.set_defaults(handler=_pebble)
 
 
@@ -56,7 +59,7 @@ def _pebble(args) -> int:
     variant = "one-shot" if args.one_shot else "recompute"
     start = time.monotonic()
     verdict = pebble(dag, args.memory, variant=variant, claim_lower_bound=args.claim_lower_bound,
-                     timeout=args.timeout, progress=progress_printer())
+                     timeout=args.timeout, progress=progress_printer(), method=args.method)
     doc = verdict_to_json(verdict, dag, seconds=time.monotonic() - start)
     schedule = getattr(verdict, "schedule", None)
     if args.schedule_out and schedule is not None:

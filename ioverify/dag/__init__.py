@@ -1,4 +1,5 @@
-"""Computation DAGs: the model, the JSON format and the families."""
+"""Computation DAGs: the model, the JSON format, the families and their automorphisms
+(``ioverify.dag.symmetry``)."""
 
 from ioverify.dag.attention import (approximate_attention, attention_backward, attention_forward,
                                     sparse_attention_backward, sparse_attention_forward)

@@ -51,16 +51,21 @@ def to_cnf(ctx, constraints) -> tuple[list[list[int]], int, dict[str, int]]:
 
 
 class SatQuery:
-    """One CNF with a descending cardinality bound on ``cost`` (names of Z3 Booleans)."""
+    """One CNF with a descending cardinality bound on ``cost`` (names of Z3 Booleans).
+    ``ubound``: the largest budget that will be asked; the totalizer counts only that far
+    (its size grows with n times the bound, so a full count of thousands of load literals would
+    cost seconds to build)."""
 
-    def __init__(self, clauses, nvars: int, names: dict[str, int], cost: list[str]):
+    def __init__(self, clauses, nvars: int, names: dict[str, int], cost: list[str],
+                 ubound: int | None = None):
         from pysat.card import EncType, ITotalizer  # noqa: F401
         from pysat.solvers import Solver
 
         self.names = names
         self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
         lits = [names[c] for c in cost if c in names]
-        self.totalizer = ITotalizer(lits=lits, ubound=len(lits), top_id=nvars) if lits else None
+        bound = len(lits) if ubound is None else max(0, min(len(lits), ubound))
+        self.totalizer = ITotalizer(lits=lits, ubound=bound, top_id=nvars) if lits else None
         if self.totalizer is not None:
             self.solver.append_formula(self.totalizer.cnf.clauses)
         self.model: set[int] = set()
@@ -74,6 +79,9 @@ class SatQuery:
         assume = []
         if self.totalizer is not None and budget < len(self.totalizer.rhs):
             assume = [-self.totalizer.rhs[budget]]
+        elif self.totalizer is not None and budget < len(self.totalizer.lits):
+            raise InternalError(f"budget {budget} above the totalizer's bound "
+                                f"{len(self.totalizer.rhs) - 1}")
         done, thread = threading.Event(), None
         if timeout is not None:
             thread = threading.Thread(target=self._interrupter, args=(timeout, done), daemon=True)

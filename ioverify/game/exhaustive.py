@@ -4,48 +4,72 @@ The differential oracle for the Z3 search, and the horizon-free optimum for the 
 variant: the configuration graph is finite, so a shortest-path search over it covers schedules
 of every length.  Rules: THEORY.md section 1, exactly as ``ioverify.game.replay`` checks them.
 
-A state is a tuple of bitmasks ``(R, B)`` (red, blue) for ``recompute`` and ``(R, B, C)`` (C:
-vertices computed so far) for ``one-shot``, packed into one int.  Cost is I/O (load, store: 1;
-compute, delete: 0).  The search is A* with a consistent heuristic over a bucket queue, so the
-first goal popped is optimal.  It explores only schedules in a NORMAL FORM; each reduction below
-is sound because every legal complete schedule can be rewritten into the normal form with I/O
-not larger (and, for one-shot, still computing every vertex at most once):
+A state is a tuple of bitmasks ``(R, B, F)`` (red, blue, fresh: red vertices computed and not
+used since) and, for ``one-shot``, C (vertices computed so far), packed into one int.  Cost is
+I/O (load, store: 1; compute, delete: 0).  The search is A* with a consistent heuristic over a
+bucket queue, so the first goal popped is optimal.
+
+It explores only schedules in a NORMAL FORM.  Take any legal complete schedule S, and among the
+schedules (of the same variant) with I/O <= io(S) one, S*, with the fewest I/O and then the
+fewest computes.  The rewritings below never add I/O or computes (and keep one-shot schedules
+one-shot), so applied to S* they cannot remove any either (S* is minimal): they only rearrange
+moves.  The schedule they produce from S* is in the normal form and is no worse than S, so the
+search, which covers every normal-form schedule, finds the optimum.
 
 (N1) Useless vertices are never touched.  Let U be the vertices from which no output is
      reachable.  U is closed under successors, so dropping every move on U leaves each other
      move legal (no compute outside U needs a U vertex red; R only shrinks, so capacity holds)
-     and the outputs (not in U) still end blue.  I/O does not grow.
-(N2) Lazy deletion: a delete happens only immediately before a load or compute made when
-     |R| = M, and never removes a predecessor of the vertex being computed.  Rewrite a schedule
-     S into S' keeping R' >= R and B' >= B step by step: drop S's deletes; when S places v,
-     skip it if v is already in R' (free: no cost added), else if |R'| < M place it, else
-     |R'| = M > |R| (S's own capacity check counts v, so |R| <= M - 1 before the move), so some
-     u in R' \\ R exists: delete u, then place v.  u is not red in S, so u is not a
-     predecessor of a computed v.  Loads stay legal (B' >= B), computes too (preds in R <=
-     R'); a store of a vertex already blue in S' is skipped.  S' computes only when S does
-     (one-shot preserved) and its I/O is at most S's.
-(N3) Postponed stores: a store of u happens only immediately before the delete of u (N2), or
-     at the very end, and at the end only on outputs.  Take a store of u at time t in a
-     lazy-deletion schedule; u is red from t until its next delete t_d (or the end).  Blue on
-     u is used only by a load of u, which needs u not red, so no move in (t, t_d) needs it:
-     moving the store to just before t_d keeps every move legal and the I/O equal.  A store
-     moved to the end is dropped unless u is an output (it then serves no later move).  This
-     is applied after N2 and moves no delete, so N2 still holds.
-(N4) Stopping early: once every output is red or blue, storing the red non-blue outputs ends
+     and the outputs (not in U) still end blue.
+(N2) Lazy loads: a load of v is followed, with only deletes, stores and other such loads in
+     between, by a compute having v as a predecessor.  Take a load of v at t and the first
+     later move t2 that computes a successor of v or deletes v (or the end).  v is red in
+     (t, t2), so no move there touches v (compute and load need v not red, a store needs v
+     not blue).  If t2 deletes v or is the end, drop the load (and the delete); else move the
+     load to just before t2: R is smaller in between, and at the new place R is as S's just
+     before t2, which fits with the computed vertex.  Call the moves between two computes,
+     with the second compute c, the *block* of c; its loads are of predecessors of c.
+(N3) Deletes first: the deletes (with their stores) of a block move to its start.  A vertex
+     deleted in a block was red at its start: it was not loaded there (N2 keeps a loaded
+     vertex red until c) and nothing is computed inside a block.
+(N4) Lazy deletion, sparing c's predecessors: rewrite S into S' keeping R' >= R and
+     B' >= B: drop S's deletes; when S places v (a load or a compute), skip it if v is in R'
+     already, else place it if |R'| < M, else evict (delete) some u in R' \\ R that is not a
+     predecessor P of the block's c, then place v.  Such u exists: if R' \\ R were inside P,
+     then, as S deletes nothing more before c (N3) and only loads P, S's red set just before
+     c would contain R' (M vertices) and leave no room for c.  Loads stay legal (B' >= B),
+     computes too (predecessors in R <= R'); a store of a vertex already blue in S' is
+     dropped.  On S* nothing is skipped (that would save a load or a compute), so loads stay
+     where N2 put them, c is not red at its block's start (else keeping c and evicting one
+     vertex fewer would save the compute), and a block evicts exactly
+     max(0, |R| + |P \\ R| + 1 - M) vertices, none in P, none loaded in the block: they
+     can all be evicted at the block's start.
+(N5) Postponed stores: a store of u happens only immediately before the delete of u, or at
+     the end on an output.  Blue on u is used only by a load of u, which needs u not red, so
+     while u stays red the store can wait; a store moved to the end serves nothing unless u
+     is an output.
+(N6) Fresh vertices are not thrown away: a vertex computed and not used since as a
+     predecessor (F, fresh) is stored when it is evicted, so a fresh vertex with blue is never
+     evicted.  Otherwise dropping its compute (and that delete) would leave every move legal
+     (nothing touches it while it is red): a schedule with the I/O of S* and one compute
+     fewer, against the minimality of S* (the rewritten schedule has S*'s counts).
+(N7) Stopping early: once every output is red or blue, storing the red non-blue outputs ends
      the game at a cost every completion must pay anyway (each needs a store), so the search
      treats such a state as a goal with that final cost.
+(N8) Symmetry: configurations are kept up to the automorphisms of the DAG (``_Symmetry``).
 
-Moves of the search are therefore placements, each possibly preceded (when |R| = M) by an
-eviction of one red vertex u, optionally stored first.  Cost of a placement: 1 for a load, 0
-for a compute, +1 if the evicted vertex is stored.  The found path is expanded into explicit
-store / delete / load / compute moves and replayed by the independent replayer before it is
-returned; a replay failure raises ``InternalError``.
+A move of the search is therefore a *block* for a vertex c that is not red: evict a set E of
+|R| + |P \\ R| + 1 - M (or no) vertices outside P, storing any of them without blue (and every
+fresh one), load the predecessors P \\ R (they must have blue) and compute c.  Its cost is the
+loads plus the stores.  The found path is expanded into explicit store / delete / load /
+compute moves and replayed by the independent replayer before it is returned; a replay failure
+raises ``InternalError``.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from itertools import combinations
 
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
@@ -54,7 +78,9 @@ from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, check_m
                                  check_variant, infeasibility)
 
 INFINITY = float("inf")
-_CHECK_CLOCK_EVERY = 2048
+_CHECK_CLOCK_EVERY = 128  # expansions; one can generate thousands of successors
+_WIDEN_AFTER = 32768  # expansions before the symmetry tables widen (a multiple of the above)
+_MEMO_MAX = 1 << 22  # heuristic values remembered (about 0.5 GiB); then the memo starts over
 
 
 @dataclass(frozen=True)
@@ -63,8 +89,12 @@ class SearchResult:
 
     ``complete=True, optimum=q``: q is the proven optimum, ``schedule`` replays with I/O q.
     ``complete=True, optimum=None``: no schedule exists (infeasible M), or none with I/O below
-    the ``below`` limit.  ``complete=False``: the state or time budget ran out; nothing proved.
-    ``states``: distinct configurations stored; ``seconds``: wall-clock time of the search.
+    the ``below`` limit.  ``complete=False``: the state or time budget ran out; only
+    ``lower_bound`` is proved.  ``lower_bound``: every schedule costs at least this much (when
+    A* stops, every configuration of f = g + h below it was expanded, and the optimal path
+    always has a configuration of f <= optimum waiting: a consistent heuristic never
+    overestimates); None when M is infeasible.  ``states``: distinct configurations stored;
+    ``seconds``: wall-clock time of the search.
     """
 
     optimum: int | None
@@ -73,17 +103,19 @@ class SearchResult:
     states: int
     seconds: float
     reason: str
+    lower_bound: int | None = None
 
 
 def exhaustive_optimum(dag: DAG, memory: int, variant: str = "recompute", *,
                        below: int | None = None, max_states: int | None = None,
                        deadline: float | None = None) -> SearchResult:
     """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant``, by A* over
-    configurations (module docstring: normal form N1-N4, heuristic in ``_Search.heuristic``).
+    configurations (module docstring: normal form N1-N8, heuristic in ``_Search.heuristic``).
 
-    ``below``: look only for schedules of I/O < below.  ``max_states``: stop (incomplete) after
-    storing that many distinct states.  ``deadline``: a ``time.monotonic()`` value after which
-    the search stops (incomplete).  Intended for DAGs of up to about 20 vertices.
+    ``below``: look only for schedules of I/O < below (proving that none exists is often far
+    quicker than finding the optimum).  ``max_states``: stop (incomplete) after storing that
+    many distinct states.  ``deadline``: a ``time.monotonic()`` value after which the search
+    stops (incomplete).  Intended for DAGs of up to about 30 vertices.
     """
     _check_arguments(dag, memory, variant, below, max_states, deadline)
     start = time.monotonic()
@@ -91,19 +123,21 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str = "recompute", *,
     if why is not None:
         return SearchResult(None, None, True, 0, time.monotonic() - start, f"infeasible: {why}")
     search = _Search(dag, memory, variant)
-    found, states, stop = search.run(below, max_states, deadline)
+    found, states, stop, level = search.run(below, max_states, deadline)
     seconds = time.monotonic() - start
     if found is None:
         if stop:
-            return SearchResult(None, None, False, states, seconds, stop)
+            return SearchResult(None, None, False, states, seconds,
+                                f"{stop} (no schedule below {level})", level)
         limit = f"with I/O < {below}" if below is not None else "at all"
         return SearchResult(None, None, True, states, seconds,
-                            f"exhaustive: no complete {variant} schedule {limit} with M = {memory}")
+                            f"exhaustive: no complete {variant} schedule {limit} with M = {memory}",
+                            level)
     cost, schedule = found
     _verify(dag, schedule, memory, variant, cost)
     return SearchResult(cost, schedule, True, states, seconds,
                         f"exhaustive: optimum {cost} ({variant}, M = {memory}), "
-                        f"{states} states, schedule replayed")
+                        f"{states} states, schedule replayed", cost)
 
 
 def _check_arguments(dag, memory, variant, below, max_states, deadline) -> None:
@@ -137,7 +171,7 @@ def _bits(mask: int):
 
 
 class _Search:
-    """A* over normal-form configurations; see the module docstring for N1-N4."""
+    """A* over normal-form configurations at block boundaries; module docstring: N1-N8."""
 
     def __init__(self, dag: DAG, memory: int, variant: str):
         self.n = n = len(dag)
@@ -150,12 +184,15 @@ class _Search:
         self.computable = [v for v in range(n) if not dag.is_input[v] and useful >> v & 1]
         self.useful = useful
         self.full = (1 << n) - 1
+        self.symmetry = _Symmetry(dag, 4 if self.one_shot else 3)  # N8
+        self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
 
     # --- the heuristic ---------------------------------------------------------------------
 
     def heuristic(self, red: int, blue: int, computed: int) -> float:
         """A lower bound on the remaining I/O, consistent (no move of cost c lowers it by more
-        than c), or INFINITY for a one-shot state that can no longer finish.
+        than c, so no block of cost c does either), or INFINITY for a one-shot state that can no
+        longer finish.  It depends only on the DAG's structure, so automorphisms preserve it.
 
         Every output without blue needs a store (1 each).  Let MUST be the vertices that must
         still be computed: outputs with neither pebble, and, recursively, predecessors with
@@ -184,122 +221,316 @@ class _Search:
             todo |= missing & ~blue & ~must
         return pending.bit_count() + loads.bit_count()
 
+    # --- the blocks ---------------------------------------------------------------------------
+
+    def blocks(self, red: int, blue: int, fresh: int, computed: int):
+        """The blocks leaving a configuration (module docstring, N4-N6): tuples (cost, red,
+        blue, fresh, computed, block), block = (c, evicted mask, stored mask)."""
+        memory, pred_mask, one_shot = self.memory, self.pred_mask, self.one_shot
+        size = red.bit_count()
+        kept = fresh & blue  # N6: fresh and blue: cannot be evicted
+        must_store = fresh & ~blue  # N6: fresh without blue: stored when evicted
+        for c in self.computable:
+            bit = 1 << c
+            if red & bit or (one_shot and computed >> c & 1):
+                continue
+            preds = pred_mask[c]
+            missing = preds & ~red
+            if missing & ~blue:
+                continue
+            loads = missing.bit_count()
+            evict = size + loads + 1 - memory
+            ncomputed = computed | bit if one_shot else computed
+            nfresh = (fresh & ~preds) | bit
+            if evict <= 0:
+                yield loads, red | missing | bit, blue, nfresh, ncomputed, (c, 0, 0)
+                continue
+            for chosen in combinations(list(_bits(red & ~preds & ~kept)), evict):
+                gone = sum(1 << u for u in chosen)
+                nred = (red & ~gone) | missing | bit
+                forced = gone & must_store
+                for extra in _submasks(gone & ~blue & ~forced):
+                    stored = forced | extra
+                    yield (loads + stored.bit_count(), nred, blue | stored, nfresh & ~gone,
+                           ncomputed, (c, gone, stored))
+
     # --- the search --------------------------------------------------------------------------
 
     def run(self, below, max_states, deadline):
-        """Bucket-queue A*.  Returns ((cost, schedule) or None, states stored, stop reason).
+        """A* over canonical configurations (N8).  Returns ((cost, schedule) or None, states
+        stored, stop reason, proved lower bound).
 
-        A state key packs red | blue << n | computed << 2n (computed: one-shot only);
-        ``info[key] = (g, parent key, move, h)``.  With a consistent heuristic a state's g is
-        final when it is first popped, so popped states are closed, and the first goal popped
-        (N4) is optimal: every state left in the queue has f = g + h >= its f, and h is exact
-        at a goal."""
-        n, one_shot, memory = self.n, self.one_shot, self.memory
-        full, heuristic = self.full, self.heuristic
-        pred_mask, computable, useful = self.pred_mask, self.computable, self.useful
-        output_mask = self.output_mask
-        start = self.input_mask << n
-        h0 = heuristic(0, self.input_mask, 0)
+        A state key packs red | blue << n | fresh << 2n | computed << 3n (computed: one-shot
+        only); ``info[key] = (g, parent key, block, h)``.  With a consistent heuristic a
+        state's g is final when it is first popped, so popped states are closed, and the first
+        goal popped (N7) is optimal: every state left in the queue has f = g + h >= its f, and
+        h is exact at a goal.  A run stopped early has proved the f it reached."""
+        n, full = self.n, self.full
+        h0 = self.heuristic(0, self.input_mask, 0)
         limit = INFINITY if below is None else below
         if h0 >= limit:
-            return None, 1, ""
+            return None, 1, "", h0
+        start = self.symmetry.canonical(self.input_mask << n)
         info = {start: (0, None, None, h0)}
-        buckets: list[list[int]] = [[] for _ in range(int(h0) + 1)]
-        buckets[int(h0)].append(start)
-        f = int(h0)
+        queue = _Queue(limit, h0)
+        queue.push(h0, h0, start)
         closed = set()
-        expanded = 0
-        while f < len(buckets) and f < limit:
-            bucket = buckets[f]
-            if not bucket:
-                f += 1
-                continue
-            key = bucket.pop()
+        while True:
+            key = queue.pop()
+            if key is None:  # no schedule below the limit (or none at all)
+                return None, len(info), "", None if limit == INFINITY else limit
             if key in closed:
                 continue
             closed.add(key)
-            expanded += 1
-            if expanded % _CHECK_CLOCK_EVERY == 0 and deadline is not None \
-                    and time.monotonic() > deadline:
-                return None, len(info), f"deadline reached after {len(info)} states"
-            red, blue, computed = key & full, key >> n & full, key >> 2 * n
-            if output_mask & ~(red | blue) == 0:  # N4: a goal
-                return (f, self._schedule(key, info)), len(info), ""
-            g = info[key][0]
-            # Placements: loads of blue non-red vertices, computes with every predecessor red.
-            places = []
-            loadable = blue & ~red & useful
-            while loadable:
-                low = loadable & -loadable
-                loadable ^= low
-                places.append((low.bit_length() - 1, 1))
-            for v in computable:
-                if not red >> v & 1 and pred_mask[v] & ~red == 0 and not computed >> v & 1:
-                    places.append((v, 0))
-            is_full = red.bit_count() >= memory
-            for v, cost in places:
-                bit = 1 << v
-                ncomp = computed | bit if one_shot and not cost else computed
-                if not is_full:
-                    successors = ((red | bit, blue, cost, (v, cost, -1, False)),)
-                else:
-                    successors = []
-                    # N2: evict u, never a predecessor of the vertex being computed.
-                    evictable = red if cost else red & ~pred_mask[v]
-                    while evictable:
-                        ubit = evictable & -evictable
-                        evictable ^= ubit
-                        u = ubit.bit_length() - 1
-                        nred = (red ^ ubit) | bit
-                        successors.append((nred, blue, cost, (v, cost, u, False)))
-                        if not blue & ubit:  # N3: the store right before the eviction
-                            successors.append((nred, blue | ubit, cost + 1, (v, cost, u, True)))
-                for nred, nblue, c, move in successors:
-                    ng = g + c
-                    nkey = nred | nblue << n | ncomp << 2 * n
-                    if nkey in closed:  # consistent heuristic: closed states are final
-                        continue
-                    old = info.get(nkey)
-                    if old is None:
-                        h = heuristic(nred, nblue, ncomp)
-                    elif old[0] <= ng:
-                        continue
-                    else:
-                        h = old[3]
-                    nf = ng + h
-                    if nf >= limit:
-                        continue
-                    info[nkey] = (ng, key, move, h)
-                    nf = int(nf)
-                    while len(buckets) <= nf:
-                        buckets.append([])
-                    buckets[nf].append(nkey)
-                    if max_states is not None and len(info) > max_states:
-                        return None, len(info), f"state budget of {max_states} states exhausted"
-        return None, len(info), ""
+            if len(closed) % _CHECK_CLOCK_EVERY == 0:
+                if deadline is not None and time.monotonic() > deadline:
+                    return None, len(info), "deadline reached", queue.f
+                if len(closed) == _WIDEN_AFTER:
+                    self.symmetry.widen()
+            if self.output_mask & ~(key | key >> n) & full == 0:  # N7: a goal
+                return (queue.f, self._schedule(key, info)), len(info), "", queue.f
+            self._expand(key, info, closed, queue)
+            if max_states is not None and len(info) > max_states:
+                return None, len(info), f"state budget of {max_states} states exhausted", queue.f
+
+    def _expand(self, key: int, info: dict, closed: set, queue: "_Queue") -> None:
+        """Push every block's successor whose g improves and whose f stays below the limit."""
+        n, full, heuristic, canonical = self.n, self.full, self.heuristic, self.symmetry.canonical
+        red, blue = key & full, key >> n & full
+        fresh, computed = key >> 2 * n & full, key >> 3 * n
+        g = info[key][0]
+        limit = queue.limit
+        output_mask, memo = self.output_mask, self.memo
+        for cost, nred, nblue, nfresh, ncomp, block in self.blocks(red, blue, fresh, computed):
+            ng = g + cost
+            if ng + (output_mask & ~nblue).bit_count() >= limit:  # h counts these stores
+                continue
+            nkey = canonical(nred | nblue << n | nfresh << 2 * n | ncomp << 3 * n)
+            if nkey in closed:  # consistent heuristic: closed states are final
+                continue
+            old = info.get(nkey)
+            if old is None:
+                hkey = nred | nblue << n | ncomp << 2 * n
+                h = memo.get(hkey)
+                if h is None:
+                    if len(memo) >= _MEMO_MAX:
+                        memo.clear()
+                    h = memo[hkey] = heuristic(nred, nblue, ncomp)
+            elif old[0] <= ng:
+                continue
+            else:
+                h = old[3]
+            if ng + h >= limit:
+                continue
+            info[nkey] = (ng, key, block, h)
+            queue.push(ng + h, h, nkey)
 
     def _schedule(self, goal: int, info: dict) -> Schedule:
-        """Expand the path of placements into explicit moves, then store the red outputs (N4)."""
-        steps = []
+        """Expand the path of blocks into explicit moves, then store the red outputs (N7).
+
+        The path runs through canonical keys: a block was applied to the canonical form of the
+        state actually reached, so each block is mapped back by an automorphism g taking that
+        canonical key to the actual state (N8)."""
+        path = []
         key = goal
         while info[key][1] is not None:
-            _, key, move, _ = info[key]
-            steps.append(move)
+            _, parent, block, _ = info[key]
+            path.append((parent, block, key))
+            key = parent
+        n, full = self.n, self.full
         kinds, verts = bytearray(), []
-        for v, cost, evicted, stored in reversed(steps):
-            if evicted >= 0:
-                if stored:
+        actual = key  # the start configuration is fixed by every automorphism
+        for parent, (c, gone, stored), child in reversed(path):
+            g = self.symmetry.mapping(parent, actual)
+            gone, stored, c = g(gone), g(stored), g(1 << c).bit_length() - 1
+            for u in _bits(gone):
+                if stored >> u & 1:
                     kinds.append(STORE)
-                    verts.append(evicted)
+                    verts.append(u)
                 kinds.append(DELETE)
-                verts.append(evicted)
-            kinds.append(LOAD if cost else COMPUTE)
-            verts.append(v)
-        blue = goal >> self.n & self.full
+                verts.append(u)
+            for p in _bits(self.pred_mask[c] & ~(actual & full)):
+                kinds.append(LOAD)
+                verts.append(p)
+            kinds.append(COMPUTE)
+            verts.append(c)
+            actual = self._after(actual, gone, stored, c)
+            if self.symmetry.canonical(actual) != child:
+                raise InternalError("exhaustive search: a block did not lead to its recorded "
+                                    "state")
+        blue = actual >> n & full
         for v in _bits(self.output_mask & ~blue):
             kinds.append(STORE)
             verts.append(v)
         return Schedule(kinds, verts)
+
+    def _after(self, key: int, gone: int, stored: int, c: int) -> int:
+        """The configuration after the block (evict ``gone``, store ``stored``, compute c)."""
+        n, full = self.n, self.full
+        red, blue = key & full, key >> n & full
+        fresh, computed = key >> 2 * n & full, key >> 3 * n
+        preds, bit = self.pred_mask[c], 1 << c
+        red = (red & ~gone) | preds | bit
+        fresh = (fresh & ~preds & ~gone) | bit
+        if self.one_shot:
+            computed |= bit
+        return red | (blue | stored) << n | fresh << 2 * n | computed << 3 * n
+
+
+class _Queue:
+    """A bucket queue on f = g + h, and within one f on h, lowest first: among states of equal
+    f the search goes on from those nearest a goal, which finds the goal of the last layer
+    (f = optimum) early.  Keys are pushed with integer f below ``limit``."""
+
+    def __init__(self, limit, start: int):
+        self.limit = limit
+        self.levels: list[list[list[int]]] = []
+        self.f = start
+        self.low = 0  # no stack of level f below this h is non-empty
+
+    def push(self, f: int, h: int, key: int) -> None:
+        levels = self.levels
+        while len(levels) <= f:
+            levels.append([])
+        level = levels[f]
+        while len(level) <= h:
+            level.append([])
+        level[h].append(key)
+        if f < self.f:
+            raise InternalError("exhaustive search: f decreased (inconsistent heuristic)")
+        if f == self.f and h < self.low:
+            self.low = h
+
+    def pop(self) -> int | None:
+        """The next key, or None when every f below the limit is exhausted."""
+        levels = self.levels
+        while self.f < len(levels) and self.f < self.limit:
+            level = levels[self.f]
+            while self.low < len(level):
+                stack = level[self.low]
+                if stack:
+                    return stack.pop()
+                self.low += 1
+            self.f += 1
+            self.low = 0
+        return None
+
+
+def _submasks(mask: int):
+    """Every subset of ``mask`` (as masks), the empty one first."""
+    sub = 0
+    while True:
+        yield sub
+        if sub == mask:
+            return
+        sub = (sub - mask) & mask
+
+
+class _Symmetry:
+    """N8: configurations up to the automorphisms of the DAG (``ioverify.dag.symmetry``, each
+    re-checked against the definition).  An automorphism maps legal schedules to legal schedules
+    of the same I/O and normal form, fixes the start and the goals, and preserves the
+    heuristic, so the optimal cost from a configuration equals that from its image: the search
+    may store one canonical key (the smallest image) per orbit.  A key has ``parts`` bitmasks
+    of n bits (red, blue, fresh and, in one-shot, computed); each is permuted by tables over
+    16-bit chunks."""
+
+    MAX_GROUP = 64  # larger groups cost more per state than they save: then none is used
+
+    def __init__(self, dag: DAG, parts: int):
+        from ioverify.dag import symmetry
+
+        self.n = n = len(dag)
+        self.parts = parts
+        group = symmetry.automorphisms(dag) or []
+        for perm in group:
+            if not symmetry.is_automorphism(dag, perm):
+                raise InternalError("a computed permutation is not an automorphism of the DAG")
+        identity = tuple(range(n))
+        if len(group) > self.MAX_GROUP:
+            group = []  # a subset of the group would not give one canonical key per orbit
+        self.group = [perm for perm in group if perm != identity]
+        self.chunk = 8  # bits per table lookup; ``widen`` moves to 16 for long searches
+        self.tables = [_chunk_tables(perm, n * parts, 8) for perm in self.group]
+
+    WIDE_TABLES = 24  # 16-bit tables built at most (each about 2.5 MB and 0.03 s to build)
+
+    def widen(self) -> None:
+        """Tables over 16-bit chunks: half the lookups, worth their build time only in a long
+        search and for a small group."""
+        chunks = -(-self.n * self.parts // 16)
+        if self.chunk == 8 and self.group and len(self.group) * chunks <= self.WIDE_TABLES:
+            self.tables = [_chunk_tables(perm, self.n * self.parts, 16) for perm in self.group]
+            self.chunk = 16
+
+    def canonical(self, key: int) -> int:
+        best = key
+        chunk = self.chunk
+        mask = (1 << chunk) - 1
+        for tables in self.tables:
+            image = 0
+            rest = key
+            for table in tables:
+                image |= table[rest & mask]
+                rest >>= chunk
+            if image < best:
+                best = image
+        return best
+
+    def mapping(self, canonical_key: int, actual: int):
+        """A function on masks of n bits applying an automorphism g with g(canonical) = actual
+        (the identity if they are equal; the group is closed, so g exists)."""
+        if canonical_key == actual:
+            return lambda mask: mask
+        for perm in self.group:
+            if _apply(_byte_tables(perm, self.n * self.parts), canonical_key) == actual:
+                single = _byte_tables(perm, self.n)
+                return lambda mask, single=single: _apply(single, mask)
+        raise InternalError("exhaustive search: no automorphism maps a canonical state to the "
+                            "state reached")
+
+
+def _chunk_tables(perm: tuple[int, ...], width: int, chunk: int) -> list[list[int]]:
+    """Tables mapping each ``chunk``-bit piece (8 or 16) of a ``width``-bit key to the image of
+    its bits, the key being ``width // n`` masks of n = len(perm) bits, each permuted by
+    ``perm``."""
+    low = _byte_tables(perm, width)
+    if chunk == 8:
+        return low
+    tables = []
+    for i in range(0, len(low), 2):
+        first = low[i]
+        second = low[i + 1] if i + 1 < len(low) else [0] * 256
+        tables.append([first[x & 0xFF] | second[x >> 8] for x in range(1 << 16)])
+    return tables
+
+
+def _byte_tables(perm: tuple[int, ...], width: int) -> list[list[int]]:
+    """Tables mapping each byte of a ``width``-bit key to the image of its bits, the key being
+    ``width // n`` masks of n = len(perm) bits, each permuted by ``perm``."""
+    n = len(perm)
+    tables = []
+    for base in range(0, width, 8):
+        table = [0] * 256
+        for byte in range(256):
+            image = 0
+            for i in range(8):
+                bit = base + i
+                if byte >> i & 1 and bit < width:
+                    part, v = divmod(bit, n)
+                    image |= 1 << (part * n + perm[v])
+            table[byte] = image
+        tables.append(table)
+    return tables
+
+
+def _apply(tables: list[list[int]], key: int) -> int:
+    """The image of ``key`` under 8-bit tables (``_byte_tables``)."""
+    image = 0
+    for table in tables:
+        image |= table[key & 0xFF]
+        key >>= 8
+    return image
 
 
 def _useful_mask(dag: DAG) -> int:
