@@ -182,7 +182,6 @@ class _Search:
         self.output_mask = sum(1 << v for v in dag.outputs)
         useful = _useful_mask(dag)  # N1
         self.computable = [v for v in range(n) if not dag.is_input[v] and useful >> v & 1]
-        self.useful = useful
         self.full = (1 << n) - 1
         self.symmetry = _Symmetry(dag, 4 if self.one_shot else 3)  # N8
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
@@ -433,7 +432,7 @@ class _Symmetry:
     heuristic, so the optimal cost from a configuration equals that from its image: the search
     may store one canonical key (the smallest image) per orbit.  A key has ``parts`` bitmasks
     of n bits (red, blue, fresh and, in one-shot, computed); each is permuted by tables over
-    16-bit chunks."""
+    8-bit chunks, widened to 16-bit chunks in a long search."""
 
     MAX_GROUP = 64  # larger groups cost more per state than they save: then none is used
 
@@ -451,7 +450,8 @@ class _Symmetry:
             group = []  # a subset of the group would not give one canonical key per orbit
         self.group = [perm for perm in group if perm != identity]
         self.chunk = 8  # bits per table lookup; ``widen`` moves to 16 for long searches
-        self.tables = [_chunk_tables(perm, n * parts, 8) for perm in self.group]
+        self.narrow = [_byte_tables(perm, n * parts) for perm in self.group]
+        self.tables = self.narrow
 
     WIDE_TABLES = 24  # 16-bit tables built at most (each about 2.5 MB and 0.03 s to build)
 
@@ -460,7 +460,7 @@ class _Symmetry:
         search and for a small group."""
         chunks = -(-self.n * self.parts // 16)
         if self.chunk == 8 and self.group and len(self.group) * chunks <= self.WIDE_TABLES:
-            self.tables = [_chunk_tables(perm, self.n * self.parts, 16) for perm in self.group]
+            self.tables = [_wide_tables(narrow) for narrow in self.narrow]
             self.chunk = 16
 
     def canonical(self, key: int) -> int:
@@ -482,21 +482,15 @@ class _Symmetry:
         (the identity if they are equal; the group is closed, so g exists)."""
         if canonical_key == actual:
             return lambda mask: mask
-        for perm in self.group:
-            if _apply(_byte_tables(perm, self.n * self.parts), canonical_key) == actual:
-                single = _byte_tables(perm, self.n)
-                return lambda mask, single=single: _apply(single, mask)
+        for tables in self.narrow:
+            if _apply(tables, canonical_key) == actual:  # a mask of n bits maps within part 0
+                return lambda mask, tables=tables: _apply(tables, mask)
         raise InternalError("exhaustive search: no automorphism maps a canonical state to the "
                             "state reached")
 
 
-def _chunk_tables(perm: tuple[int, ...], width: int, chunk: int) -> list[list[int]]:
-    """Tables mapping each ``chunk``-bit piece (8 or 16) of a ``width``-bit key to the image of
-    its bits, the key being ``width // n`` masks of n = len(perm) bits, each permuted by
-    ``perm``."""
-    low = _byte_tables(perm, width)
-    if chunk == 8:
-        return low
+def _wide_tables(low: list[list[int]]) -> list[list[int]]:
+    """Tables over 16-bit chunks built from the 8-bit tables of ``_byte_tables``."""
     tables = []
     for i in range(0, len(low), 2):
         first = low[i]
