@@ -54,17 +54,30 @@ def run_all(obligations: list[Obligation], budget: Budget, jobs: int = 1,
 
 
 def _run_pool(items, jobs, progress):
+    """Spawned workers (no inherited solver state) that ignore SIGINT: the parent decides, and on
+    Ctrl-C or SIGTERM it terminates them at once instead of waiting for their searches."""
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("spawn")  # no inherited solver state
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupts)
+    try:
         results = []
-        for result in pool.map(_run_packed, items):
+        for result in pool.imap(_run_packed, items):
             results.append(result)
             if progress:
                 progress(result)
+        pool.close()
         return results
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+
+
+def _ignore_interrupts() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run_dask(items, address: str):

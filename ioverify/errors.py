@@ -8,8 +8,10 @@ Exit codes (documented in ``ioverify --help``):
     0 proved / optimal / valid / certified
     1 refuted / illegal / certification failed
     2 bad input or usage
-    3 unknown, bounded or inconclusive
+    3 unknown, bounded, infeasible (nothing was checked) or inconclusive
     4 internal error: a bug in ioverify (for example a solver schedule that fails replay)
+  130, 143 interrupted by SIGINT or SIGTERM
+The table from outcome names to codes is ``EXIT_CODES`` below, used by every command.
 """
 
 EXIT_OK = 0
@@ -17,6 +19,46 @@ EXIT_REFUTED = 1
 EXIT_BAD_INPUT = 2
 EXIT_UNKNOWN = 3
 EXIT_INTERNAL = 4
+EXIT_INTERRUPTED = 130  # SIGINT, as shells report it
+EXIT_TERMINATED = 143  # SIGTERM
+
+# The one exit-code table: every command's outcome, by name, to its code.  A verdict's status, a
+# kernel certification, a replay, a proved fact and a certificate re-check all end here, so that
+# "infeasible" (nothing was checked) is 3 in every command, and "4" only ever means a bug.
+EXIT_CODES = {
+    # proved: exit 0
+    "optimal": EXIT_OK, "verified": EXIT_OK, "certified": EXIT_OK, "legal": EXIT_OK,
+    "proved": EXIT_OK, "accepted": EXIT_OK, "valid": EXIT_OK,
+    # refuted or rejected: exit 1
+    "refuted": EXIT_REFUTED, "not certified": EXIT_REFUTED, "illegal": EXIT_REFUTED,
+    "rejected": EXIT_REFUTED,
+    # bad input: exit 2
+    "malformed": EXIT_BAD_INPUT,
+    # nothing proved either way: exit 3
+    "bounded": EXIT_UNKNOWN, "unknown": EXIT_UNKNOWN, "infeasible": EXIT_UNKNOWN,
+    "not re-checked": EXIT_UNKNOWN,
+    # a bug in ioverify
+    "internal error": EXIT_INTERNAL,
+}
+
+# Several outcomes in one command (a grid of claims, several certificate files): the worst one
+# sets the exit code.  A refutation outranks bad input (it is a result someone must act on), bad
+# input outranks an inconclusive answer, and a bug outranks everything.
+_WORST_FIRST = (EXIT_INTERNAL, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_OK)
+
+
+def exit_code_of(outcome: str) -> int:
+    """The exit code of an outcome named in ``EXIT_CODES``; an unknown name is a bug."""
+    try:
+        return EXIT_CODES[outcome]
+    except KeyError:
+        raise InternalError(f"no exit code for outcome {outcome!r}") from None
+
+
+def worst_exit(codes) -> int:
+    """The exit code of several outcomes: the worst one (``EXIT_OK`` when there are none)."""
+    codes = set(codes)
+    return next((code for code in _WORST_FIRST if code in codes), EXIT_OK)
 
 
 class IOVerifyError(Exception):
@@ -45,3 +87,9 @@ class InternalError(IOVerifyError, AssertionError):
     """A soundness check inside ioverify failed: this is a bug, never a result."""
 
     exit_code = EXIT_INTERNAL
+
+
+class UnsupportedVariant(InvalidArgument):
+    """A game variant that is not registered, or that the component asked does not implement
+    (each component names the variants it implements and refuses the others rather than play
+    them by another variant's rules); the message names the variant and the ones available."""

@@ -7,18 +7,6 @@ from typing import Any
 
 from ioverify.verdict import Evidence, Verdict
 
-# What a verdict relies on beyond what a certificate re-check re-derives, by evidence kind.
-RELIES_ON = {
-    "one-shot-exact-horizon": "the SAT back end (Glucose through PySAT on Z3's CNF of the "
-                              "encoding, or Z3 alone) answered unsat for every one-shot schedule "
-                              "under the claimed I/O at the exact one-shot horizon",
-    "proved-horizon": "the demand-count lemma (ioverify.search.compute_demands) bounding the "
-                      "computes, and the SAT back end's unsat answer within that horizon",
-    "partition-lemma": "Z3 answered unsat for every 2M-partition with fewer parts "
-                       "(Hong-Kung Lemma 3.1 turns the part count into the bound)",
-    "symbolic-proof": "the SymPy or Z3 arithmetic proof of the fact",
-}
-
 
 def verdict_json(verdict: Verdict, dag=None) -> dict[str, Any]:
     """Every field of the verdict, with schedules in the ioverify-schedule format."""
@@ -34,18 +22,18 @@ def verdict_json(verdict: Verdict, dag=None) -> dict[str, Any]:
 
 
 def relies_on(verdict: Verdict) -> list[str]:
-    evidence = getattr(verdict, "evidence", None)
-    if evidence is None or verdict.status not in ("optimal", "verified"):
-        return []
-    if evidence.kind == "partition-lemma" and not str(
-            evidence.detail.get("lower_by", "Z3")).startswith("Z3"):
-        return [f"the counting argument for the least number of parts: "
-                f"{evidence.detail['lower_by']}"]
-    reason = RELIES_ON.get(evidence.kind)
-    return [reason] if reason else []
+    """What ``verdict`` relies on beyond its replayed witness (``ioverify.certificate.relies_on``,
+    the table the re-check computes again)."""
+    from ioverify.certificate import relies_on as from_json
+
+    return from_json(verdict_json(verdict))
 
 
 def certificate_body(claim, result, budget) -> dict:
+    """The body of the certificate of one obligation result (``ioverify.certificate.seal`` adds
+    the format, version and digest).  The re-checker (``ioverify.recheck``) does not use this
+    module: it reads only the sealed document."""
+    from ioverify.certificate import relies_on as relies_on_json
     from ioverify.certificate import tool_versions
 
     ob, verdict = result.obligation, result.verdict
@@ -58,7 +46,7 @@ def certificate_body(claim, result, budget) -> dict:
         "seconds": result.seconds,
         "seed": budget.seed,
         "detail": result.detail,
-        "relies_on": relies_on(verdict),
+        "relies_on": [],  # filled in below, from the verdict as written
         "tools": tool_versions(),
     }
     schedule = body["verdict"].pop("schedule", None)
@@ -69,6 +57,7 @@ def certificate_body(claim, result, budget) -> dict:
     if evidence.get("partition"):
         witness["partition"] = evidence["partition"]
     body["witness"] = witness
+    body["relies_on"] = relies_on_json(body["verdict"])
     if dag is not None:
         from ioverify.dag.jsonio import dag_to_dict
 
@@ -79,9 +68,9 @@ def certificate_body(claim, result, budget) -> dict:
 def _instance_dag(ob):
     if ob.kind not in ("exact-search", "partition"):
         return None
-    from ioverify.obligations import build_family
+    from ioverify.dag.registry import build
 
-    return build_family(ob.spec)
+    return build(ob.spec)
 
 
 def describe(verdict: Verdict) -> str:

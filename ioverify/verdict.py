@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from ioverify.errors import exit_code_of
+
 # The argument that backs a "none exists" answer.  Every Optimal/Verified carries one.
 EVIDENCE_KINDS = (
     "exhaustive-search",  # complete configuration search, horizon-free
@@ -110,7 +112,6 @@ class Infeasible:
 Verdict = Optimal | Verified | Refuted | Bounded | Unknown | Infeasible
 
 SEVERITY = {"optimal": 0, "verified": 1, "bounded": 2, "unknown": 3, "infeasible": 4, "refuted": 5}
-EXIT_CODES = {"optimal": 0, "verified": 0, "refuted": 1, "bounded": 3, "unknown": 3, "infeasible": 2}
 
 
 def is_proof(verdict: Verdict) -> bool:
@@ -128,7 +129,8 @@ def merge(verdicts: Iterable[Verdict]) -> Verdict:
 
 
 def exit_code(verdict: Verdict) -> int:
-    return EXIT_CODES[verdict.status]
+    """The verdict's exit code, from the one table ``ioverify.errors.EXIT_CODES``."""
+    return exit_code_of(verdict.status)
 
 
 def verdict_to_json(verdict: Verdict, dag: Any = None, *, seconds: float | None = None) -> dict:

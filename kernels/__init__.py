@@ -2,9 +2,11 @@
 
 ``KERNELS`` maps a kernel's name to its ``KernelSpec``; it is built from ``KERNEL_MODULES``, so
 adding a kernel is adding one module (defining ``SPEC``) and one line there.
-``run_kernel`` parses the sizes, plans the blocks from M, runs the kernel on a traced memory,
-certifies the trace by replay (``ioverify.trace.certify``) and compares the I/O with the
-closed form (``ioverify.bounds.kernel_counts``).
+``run_kernel`` (through ``run_spec``) parses the sizes, plans the blocks from M, runs the kernel
+on a traced memory, certifies the trace by replay against a contract built from the spec and the
+request (``contract_for``; ``ioverify.trace.certify``) and compares the I/O with the closed form
+(``ioverify.bounds.kernel_counts``).  Nothing the kernel can touch (its trace, the trace's M or
+array table) decides what is checked.
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ class KernelReport:
     seconds: float = 0.0
     trace: object = field(default=None, repr=False, compare=False)
     extra: dict = field(default_factory=dict)  # kernel-specific findings (KernelSpec.extra)
+    errors: dict = field(default_factory=dict)  # output -> relative error against the reference
+    vertices: int = 0  # scalar vertices of the lowered pebble-game DAG
+    game_replayed: bool = False  # the lowered schedule was replayed in the pebble game at M
+    game: str = ""  # what the pebble-game replay found, or why it was skipped
 
     @property
     def io(self) -> int:
@@ -63,7 +69,9 @@ class KernelReport:
                 "blocks": self.blocks, "loads": self.loads, "stores": self.stores, "io": self.io,
                 "peak": self.peak, "formula": self.formula, "formula_expr": str(self.formula_expr),
                 "max_error": self.max_error, "certified": self.certified, "reason": self.reason,
-                "records": self.records, "seconds": round(self.seconds, 3), **self.extra}
+                "records": self.records, "seconds": round(self.seconds, 3),
+                "errors": self.errors, "vertices": self.vertices,
+                "game_replayed": self.game_replayed, "game": self.game, **self.extra}
 
 
 def get(name: str):
@@ -81,9 +89,13 @@ def check_memory(memory) -> int:
 
 def plan(name: str, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
     """Parse and plan: (spec, sizes, blocks); ``blocks=`` overrides the planner."""
+    return plan_spec(get(name), memory=memory, literal_blocks=literal_blocks, **sizes)
+
+
+def plan_spec(spec, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
+    """``plan`` for a ``KernelSpec`` that need not be in the registry."""
     from kernels.base import check_sizes
 
-    spec = get(name)
     check_memory(memory)
     given = sizes.pop("blocks", None)
     parsed = check_sizes(spec, sizes)
@@ -91,34 +103,76 @@ def plan(name: str, *, memory: int, literal_blocks: bool = False, **sizes) -> tu
     return spec, parsed, blocks
 
 
+def contract_for(spec, sizes: dict, memory: int):
+    """What a run of ``spec`` at ``sizes`` must leave in its trace: M and the declared arrays
+    with their roles and shapes, taken from the spec and the request, never from a trace."""
+    from ioverify.trace.certify import KernelContract
+
+    return KernelContract.of(memory, inputs=spec.inputs(sizes), outputs=spec.outputs(sizes),
+                             scratch=spec.scratch(sizes))
+
+
 def run_kernel(name: str, *, memory: int, seed: int = 0, literal_blocks: bool = False,
                **sizes) -> KernelReport:
     """Run kernel ``name`` on a traced memory of ``memory`` words, certify its trace, and count.
     Raises InvalidArgument on bad sizes or an M too small for any block; InternalError if a
     certified trace's I/O differs from the closed form (a wrong formula is a bug)."""
-    from ioverify.bounds.kernel_counts import evaluate, formula
-    from ioverify.trace.certify import certify
-    from ioverify.trace.memory import TracedMemory
-    from kernels.base import declare, random_inputs, reference_for
+    return run_spec(get(name), memory=memory, seed=seed, literal_blocks=literal_blocks, **sizes)
 
-    spec, parsed, blocks = plan(name, memory=memory, literal_blocks=literal_blocks, **sizes)
+
+def run_spec(spec, *, memory: int, seed: int = 0, literal_blocks: bool = False,
+             **sizes) -> KernelReport:
+    """``run_kernel`` for a ``KernelSpec`` that need not be in the registry (tests run cheating
+    kernels through the real path with ``dataclasses.replace(KERNELS[name], run=cheat)``)."""
+    from ioverify.bounds.kernel_counts import evaluate, formula
+    from ioverify.trace.memory import TracedMemory
+    from kernels.base import declare, random_inputs
+
+    spec, parsed, blocks = plan_spec(spec, memory=memory, literal_blocks=literal_blocks,
+                                     **sizes)
     start = time.perf_counter()
     inputs = random_inputs(spec, parsed, [seed, 0], blocks)
     mem = TracedMemory(memory)
+    trace = mem.trace  # the evidence is this object, whatever the kernel does to ``mem``
     spec.run(mem, declare(mem, spec, parsed, inputs), parsed, blocks)
-    outputs = {key: mem.read(key) for key in spec.outputs(parsed)}
-    probe = random_inputs(spec, parsed, [seed, 1], blocks)
-    cert = certify(mem.trace, inputs, outputs, reference_for(spec, parsed, blocks),
-                   spec.tolerance, probe_inputs=probe)
+    cert = _certify_run(spec, parsed, blocks, memory, seed, mem, trace, inputs)
     expected = evaluate(spec.count, parsed, blocks)
     if cert.certified and cert.io != expected:
-        raise InternalError(f"kernel {name!r} at {parsed}, blocks {blocks}: traced I/O {cert.io} "
-                            f"differs from the closed form {expected}")
-    trace = mem.trace
-    return KernelReport(name, memory, parsed, blocks, trace.loads, trace.stores, trace.peak,
+        raise InternalError(f"kernel {spec.name!r} at {parsed}, blocks {blocks}: traced I/O "
+                            f"{cert.io} differs from the closed form {expected}")
+    outputs = _read_outputs(mem, spec.outputs(parsed))
+    whole = set(outputs) == set(spec.outputs(parsed))
+    extra = spec.extra(inputs, outputs, parsed, blocks) if spec.extra and whole else {}
+    return KernelReport(spec.name, memory, parsed, blocks, trace.loads, trace.stores, trace.peak,
                         expected, formula(spec.count), cert.max_error, cert.certified,
                         cert.reason, len(trace.records), time.perf_counter() - start, trace,
-                        spec.extra(inputs, outputs, parsed, blocks) if spec.extra else {})
+                        extra, dict(cert.errors), cert.vertices, cert.game_replayed, cert.game)
+
+
+def _certify_run(spec, parsed, blocks, memory, seed, mem, trace, inputs):
+    """Certify the trace the memory created against the contract of ``spec``."""
+    from ioverify.trace.certify import Certification, certify
+    from kernels.base import random_inputs, reference_for
+
+    if mem.trace is not trace:
+        return Certification(False, "the kernel replaced the traced memory's trace with another "
+                                    "object: only the trace the memory created is evidence")
+    probe = random_inputs(spec, parsed, [seed, 1], blocks)
+    return certify(trace, contract_for(spec, parsed, memory), inputs,
+                   _read_outputs(mem, spec.outputs(parsed)),
+                   reference_for(spec, parsed, blocks), spec.tolerance, probe_inputs=probe)
+
+
+def _read_outputs(mem, names) -> dict:
+    """The kernel's outputs as its memory holds them (absent ones left out: certification says
+    what is missing)."""
+    outputs = {}
+    for name in names:
+        try:
+            outputs[name] = mem.read(name)
+        except (KeyError, AttributeError, TypeError):
+            continue
+    return outputs
 
 
 def count_only(name: str, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
@@ -133,4 +187,5 @@ def count_only(name: str, *, memory: int, literal_blocks: bool = False, **sizes)
     return mem.trace.loads, mem.trace.stores, mem.trace.peak, blocks
 
 
-__all__ = ["KERNELS", "KERNEL_MODULES", "KernelReport", "count_only", "get", "plan", "run_kernel"]
+__all__ = ["KERNELS", "KERNEL_MODULES", "KernelReport", "contract_for", "count_only", "get",
+           "plan", "plan_spec", "run_kernel", "run_spec"]

@@ -57,7 +57,9 @@ def test_false_claim_is_refuted_with_a_replayable_schedule(tmp_path, capsys):
     assert doc["verdict"]["io"] == 11 and doc["witness"]["schedule"]["moves"]
     capsys.readouterr()
     assert main(["certificate", "check", str(cert)]) == 0
-    assert "witness schedule replayed: 11 I/O" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "accepted (refuted)" in out
+    assert "witness schedule replayed at M = 3 (recompute): 11 I/O" in out
 
 
 def _certificate(tmp_path) -> Path:
@@ -73,9 +75,11 @@ def _reseal(doc):
     return seal({k: v for k, v in doc.items() if k not in ("digest", "format", "version")})
 
 
-@pytest.mark.parametrize("tamper", ["edit-io", "edit-io-resealed", "drop-move-resealed",
-                                    "swap-dag-resealed"])
-def test_tampered_certificate_is_rejected(tmp_path, capsys, tamper):
+@pytest.mark.parametrize("tamper, reason", [
+    ("edit-io", "certificate digest does not match"), ("edit-io-resealed", "verdict io"),
+    ("drop-move-resealed", "witness schedule does not replay"),
+    ("swap-dag-resealed", "instance: the embedded DAG")])
+def test_tampered_certificate_is_rejected(tmp_path, capsys, tamper, reason):
     cert = _certificate(tmp_path)
     doc = json.loads(cert.read_text())
     if tamper.startswith("edit-io"):
@@ -89,7 +93,7 @@ def test_tampered_certificate_is_rejected(tmp_path, capsys, tamper):
     cert.write_text(json.dumps(doc))
     capsys.readouterr()
     assert main(["certificate", "check", str(cert)]) == 1
-    assert "rejected" in capsys.readouterr().out
+    assert f"{cert}: rejected: {reason}" in capsys.readouterr().out
 
 
 def test_misversioned_certificate_is_bad_input(tmp_path, capsys):
@@ -98,7 +102,8 @@ def test_misversioned_certificate_is_bad_input(tmp_path, capsys):
     doc["version"] = 99
     cert.write_text(json.dumps(doc))
     assert main(["certificate", "check", str(cert)]) == 2
-    assert "version 99" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "version 99" in err and len(err.strip().splitlines()) == 1
 
 
 def test_certificate_check_does_not_import_z3(tmp_path):

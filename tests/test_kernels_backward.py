@@ -129,7 +129,7 @@ def test_kernel_that_smuggles_a_gradient_fails_certification():
     input) is rejected: the trace's inputs must be exactly the ones certification is given."""
     from dataclasses import replace
 
-    from kernels import flash_backward_v2
+    from kernels import contract_for, flash_backward_v2
     from kernels.base import declare, random_inputs, reference_for
     from ioverify.trace import TracedMemory, certify
 
@@ -149,7 +149,8 @@ def test_kernel_that_smuggles_a_gradient_fails_certification():
     mem = TracedMemory(200)
     bad.run(mem, declare(mem, bad, sizes, x), sizes, blocks)
     outs = {k: mem.read(k) for k in ("dQ", "dK", "dV")}
-    cert = certify(mem.trace, x, outs, reference_for(spec, sizes, blocks), 1e-9)
+    cert = certify(mem.trace, contract_for(spec, sizes, 200), x, outs,
+                   reference_for(spec, sizes, blocks), 1e-9)
     assert not cert.certified and "smuggled" in cert.reason
 
 

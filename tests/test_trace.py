@@ -6,8 +6,8 @@ import copy
 import numpy as np
 import pytest
 
-from ioverify.trace import TracedMemory, TraceViolation, certify
-from kernels import run_kernel
+from ioverify.trace import KernelContract, TracedMemory, TraceViolation, certify
+from kernels import KERNELS, contract_for, run_kernel
 
 
 def matmul_reference(x):
@@ -27,6 +27,10 @@ def tiny_matmul(mem, a_data, b_data):
     return mem
 
 
+def matmul_contract(memory, a=(2, 3), b=(3, 2), c=(2, 2)):
+    return KernelContract.of(memory, inputs={"A": a, "B": b}, outputs={"C": c})
+
+
 def inputs(seed=0):
     rng = np.random.default_rng(seed)
     return {"A": rng.standard_normal((2, 3)), "B": rng.standard_normal((3, 2))}
@@ -44,17 +48,19 @@ def test_accounting_counts_words_and_the_pebble_being_placed():
 def test_genuine_trace_is_certified_and_counts_recounted():
     x = inputs()
     mem = tiny_matmul(TracedMemory(17), x["A"], x["B"])
-    cert = certify(mem.trace, x, {"C": mem.read("C")}, matmul_reference, 1e-12,
-                   probe_inputs=inputs(1))
+    cert = certify(mem.trace, matmul_contract(17), x, {"C": mem.read("C")}, matmul_reference,
+                   1e-12, probe_inputs=inputs(1))
     assert cert.certified, cert.reason
     assert (cert.loads, cert.stores, cert.peak) == (12, 4, 17)
-    assert cert.max_error < 1e-15
+    assert cert.max_error < 1e-15 and dict(cert.errors)["C"] == cert.max_error
+    assert cert.game_replayed and cert.vertices == 6 + 6 + 4 * 3
 
 
 def test_capacity_exceeded_is_not_certified():
     x = inputs()
     mem = tiny_matmul(TracedMemory(16), x["A"], x["B"])
-    cert = certify(mem.trace, x, {"C": mem.read("C")}, matmul_reference, 1e-12)
+    cert = certify(mem.trace, matmul_contract(16), x, {"C": mem.read("C")}, matmul_reference,
+                   1e-12)
     assert not cert.certified and "capacity exceeded: 17 words live > M = 16" in cert.reason
 
 
@@ -106,8 +112,11 @@ def genuine():
     return report.trace, x, outs, spec.reference
 
 
-def recertify(trace, x, outs, reference):
-    return certify(trace, x, outs, reference, 1e-9)
+GENUINE_CONTRACT = contract_for(KERNELS["flash-forward-v2"], {"n": 7, "d": 3}, 60)
+
+
+def recertify(trace, x, outs, reference, contract=GENUINE_CONTRACT):
+    return certify(trace, contract, x, outs, reference, 1e-9)
 
 
 def test_genuine_replays(genuine):
@@ -119,6 +128,17 @@ def test_tampered_memory_size_fails(genuine):
     bad = copy.deepcopy(trace)
     bad.memory = trace.peak - 1
     cert = recertify(bad, x, outs, ref)
+    assert not cert.certified
+    assert cert.reason == f"the trace says M = {trace.peak - 1}, the contract (the caller's " \
+                          f"request) says M = 60"
+
+
+def test_contract_memory_below_the_peak_fails(genuine):
+    trace, x, outs, ref = genuine
+    bad = copy.deepcopy(trace)
+    bad.memory = trace.peak - 1
+    small = KernelContract(trace.peak - 1, GENUINE_CONTRACT.arrays)
+    cert = recertify(bad, x, outs, ref, small)
     assert not cert.certified and "capacity exceeded" in cert.reason
 
 
@@ -193,29 +213,46 @@ def test_kernel_writing_a_captured_array_into_a_tile_fails():
     mem.store(tc, C, 0, 0)
     claimed = {"C": mem.read("C")}
     assert np.array_equal(claimed["C"], captured)  # the kernel's own output is right...
-    cert = certify(mem.trace, x, claimed, matmul_reference, 1e-9, probe_inputs=inputs(1))
+    cert = certify(mem.trace, matmul_contract(100), x, claimed, matmul_reference, 1e-9,
+                   probe_inputs=inputs(1))
     assert not cert.certified and "differs from the kernel's output" in cert.reason
 
 
-def test_kernel_building_a_captured_value_from_constants_fails_on_probe_inputs():
-    """The cheat never loads B: it knows B = [[3]] and builds 3 = x/x + x/x + x/x from a loaded
-    word.  The replay on the given inputs agrees and matches the reference; on fresh probe
-    inputs the trace computes A*3, not A*B, so certification fails."""
+def constant_cheat(load_b):
+    """C = A B for 1x1 A, B, except that the cheat does not use B: it knows B = [[3]] and
+    builds 3 = x/x + x/x + x/x from a loaded word (it loads B, for show, when asked)."""
     x = {"A": np.array([[2.0]]), "B": np.array([[3.0]])}
     mem = TracedMemory(10)
-    A, _ = mem.input("A", x["A"]), mem.input("B", x["B"])
+    A, B = mem.input("A", x["A"]), mem.input("B", x["B"])
     C = mem.output("C", (1, 1))
+    if load_b:
+        mem.free(mem.load(B, (0, 1), (0, 1)))
     a = mem.load(A, (0, 1), (0, 1))
     one = mem.div(a, a)
     three = mem.add(one, one)
     mem.add(three, one, out=three)
     mem.mul(three, a, out=three)
     mem.store(three, C, 0, 0)
-    claimed = {"C": mem.read("C")}
-    assert certify(mem.trace, x, claimed, matmul_reference, 1e-12).certified
+    return mem, x, {"C": mem.read("C")}
+
+
+def test_kernel_building_a_captured_value_from_constants_fails_on_probe_inputs():
+    """The replay on the given inputs agrees and matches the reference; on fresh probe inputs
+    the trace computes A*3, not A*B, so certification fails."""
+    mem, x, claimed = constant_cheat(load_b=True)
+    contract = matmul_contract(10, (1, 1), (1, 1), (1, 1))
+    assert certify(mem.trace, contract, x, claimed, matmul_reference, 1e-12).certified
     probe = {"A": np.array([[5.0]]), "B": np.array([[-7.0]])}
-    cert = certify(mem.trace, x, claimed, matmul_reference, 1e-12, probe_inputs=probe)
-    assert not cert.certified and "probe" in cert.reason
+    cert = certify(mem.trace, contract, x, claimed, matmul_reference, 1e-12, probe_inputs=probe)
+    assert not cert.certified and "on fresh probe inputs, output 'C'" in cert.reason
+
+
+def test_input_never_loaded_fails():
+    """Without even loading B, the cheat's I/O (2) is below the trivial bound (3)."""
+    mem, x, claimed = constant_cheat(load_b=False)
+    contract = matmul_contract(10, (1, 1), (1, 1), (1, 1))
+    cert = certify(mem.trace, contract, x, claimed, matmul_reference, 1e-12)
+    assert not cert.certified and cert.reason.startswith("input 'B' has 1 word(s) never loaded")
 
 
 def test_malformed_traces_are_rejected_not_crashing(genuine):
@@ -237,4 +274,4 @@ def test_wrong_or_missing_inputs_are_rejected(genuine):
     assert "was not given" in recertify(trace, {"Q": x["Q"]}, outs, ref).reason
     y = dict(x, Q=x["Q"][:, :1])
     assert "has shape" in recertify(trace, y, outs, ref).reason
-    assert "not declared" in recertify(trace, dict(x, Z=x["Q"]), outs, ref).reason
+    assert "given but not declared" in recertify(trace, dict(x, Z=x["Q"]), outs, ref).reason

@@ -30,7 +30,7 @@ def flash_speed(n: int, d: int, memory: int) -> bool:
     """FlashAttention-2 forward traced + certified, and the same loop nest in plain NumPy."""
     from ioverify.trace.certify import certify
     from ioverify.trace.memory import TracedMemory
-    from kernels import plan
+    from kernels import contract_for, plan
     from kernels.base import declare, random_inputs
 
     spec, sizes, blocks = plan("flash-forward-v2", memory=memory, n=n, d=d)
@@ -43,8 +43,8 @@ def flash_speed(n: int, d: int, memory: int) -> bool:
     traced = time.perf_counter() - start
     outputs = {k: mem.read(k) for k in spec.outputs(sizes)}
     start = time.perf_counter()
-    cert = certify(mem.trace, x, outputs, spec.reference, spec.tolerance,
-                   probe_inputs=random_inputs(spec, sizes, [0, 1]))
+    cert = certify(mem.trace, contract_for(spec, sizes, memory), x, outputs, spec.reference,
+                   spec.tolerance, probe_inputs=random_inputs(spec, sizes, [0, 1]))
     certified = time.perf_counter() - start
     same = np.array_equal(outputs["O"], fa2_plain(x, blocks["block_r"], blocks["block_c"])[0])
     total = traced + certified

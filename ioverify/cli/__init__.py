@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+from contextlib import contextmanager
 
-from ioverify.errors import EXIT_BAD_INPUT, IOVerifyError
+from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
+                             EXIT_TERMINATED, IOVerifyError)
 
 # One module per subcommand, in the order data flows through the package.
 COMMANDS = (
@@ -30,8 +34,9 @@ EPILOG = """exit codes:
   0  proved, optimal, verified, valid or certified
   1  refuted, illegal or certification failed
   2  bad input or usage
-  3  unknown, bounded or inconclusive
+  3  unknown, bounded, infeasible (nothing was checked) or inconclusive
   4  internal error (a bug in ioverify: please report it)
+  130, 143  interrupted (SIGINT), terminated (SIGTERM)
 """
 
 
@@ -52,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     from ioverify import __version__
 
     parser.add_argument("--version", action="version", version=f"ioverify {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of an internal error (exit 4)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(name).register(sub)
@@ -65,14 +72,62 @@ def main(argv: list[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return EXIT_BAD_INPUT
+    with _terminate_as_interrupt():
+        return _dispatch(handler, args)
+
+
+def _dispatch(handler, args) -> int:
+    """Run one subcommand; every way it can end becomes one line and a code of the table."""
     try:
         return handler(args)
     except IOVerifyError as error:
         print(f"ioverify: error: {error}", file=sys.stderr)
         return error.exit_code
+    except _Terminated:
+        print("ioverify: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print("ioverify: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()  # the reader went away (``| head``): nothing more to say
+        return EXIT_OK
+    except Exception as error:  # noqa: BLE001 - the last line of defence: a bug, said in one line
+        if args.debug:
+            raise
+        what = f"{type(error).__name__}: {error}"
+        print(f"ioverify {args.command}: internal error: {what[:300]} (a bug in ioverify; "
+              f"rerun with --debug for the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that every ``finally`` runs (workers stopped)."""
+
+
+@contextmanager
+def _terminate_as_interrupt():
+    def on_term(signum, frame):
+        raise _Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread (a test runner's worker): leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at devnull so the interpreter's final flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def run() -> None:

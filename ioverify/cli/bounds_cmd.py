@@ -13,6 +13,7 @@ bound prints its shape's value, labelled as such (it is not a number of transfer
 from __future__ import annotations
 
 from ioverify.cli.common import print_json
+from ioverify.errors import EXIT_OK
 
 # --name on the command line -> parameter of the formulas (--memory is M)
 ALIASES = {"memory": "M"}
@@ -66,13 +67,13 @@ def _list(args) -> int:
 
     if args.json:
         print_json([bound_summary(b) for b in REGISTRY.values()])
-        return 0
+        return EXIT_OK
     width = max(len(b) for b in REGISTRY)
     for bound in REGISTRY.values():
         shape = " (asymptotic)" if bound.asymptotic else ""
         print(f"{bound.id:<{width}}  {bound.kind:<5}  {bound.firmness:<8}  "
               f"{bound.title}{shape}")
-    return 0
+    return EXIT_OK
 
 
 def _show(args) -> int:
@@ -82,7 +83,7 @@ def _show(args) -> int:
     bound = get(args.id)
     if args.json:
         print_json(bound_summary(bound))
-        return 0
+        return EXIT_OK
     rows = [("id", bound.id), ("title", bound.title), ("statement", bound.statement),
             ("source", bound.source), ("firmness", bound.firmness), ("kind", bound.kind),
             ("asymptotic", "yes: a shape without constants" if bound.asymptotic else "no"),
@@ -94,7 +95,7 @@ def _show(args) -> int:
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"{key:<{width}}  {value}")
-    return 0
+    return EXIT_OK
 
 
 def _eval(args) -> int:
@@ -115,7 +116,7 @@ def _eval(args) -> int:
                     "value": str(value), "asymptotic": bound.asymptotic, "kind": bound.kind})
     else:
         print(f"{bound.id}: {label} = {value}")
-    return 0
+    return EXIT_OK
 
 
 def _number(text: str):
@@ -128,6 +129,7 @@ def _number(text: str):
 
 def _facts(args) -> int:
     from ioverify.bounds.facts import FACTS, prove
+    from ioverify.errors import exit_code_of, worst_exit
 
     ids = args.only or list(FACTS)
     results = [prove(fact_id) for fact_id in ids]
@@ -139,5 +141,4 @@ def _facts(args) -> int:
             print(f"{r.status:<8}  {r.id}{extra}")
             if r.status != "proved":
                 print(f"          {r.detail}")
-    statuses = {r.status for r in results}
-    return 1 if "refuted" in statuses else 3 if "unknown" in statuses else 0
+    return worst_exit(exit_code_of(r.status) for r in results)

@@ -15,7 +15,7 @@ def register(sub) -> None:
                                    "shipped claims), merge verdicts per claim (worst wins), write "
                                    "one certificate per obligation and regenerate the claim "
                                    "pages. Exit 0 all verified, 1 something refuted, 3 something "
-                                   "unknown or bounded, 2 bad input.")
+                                   "unknown, bounded or infeasible, 2 bad input.")
     p.add_argument("paths", nargs="*", help="claim files or folders (default: shipped proofs)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--jobs", "-j", type=positive_int, default=min(4, os.cpu_count() or 1),
@@ -25,6 +25,11 @@ def register(sub) -> None:
     p.add_argument("--budget", type=positive_float, default=120.0, metavar="SECONDS",
                    help="time limit per search obligation (default 120)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="solver seed (default 0)")
+    p.add_argument("--rlimit", type=positive_int, default=None, metavar="N",
+                   help="work budget per solver call (Z3 resource units; Glucose propagations), "
+                        "so that verdicts do not depend on machine speed; hitting it is unknown")
+    p.add_argument("--max-states", type=positive_int, default=None, metavar="N",
+                   help="cap on the exhaustive pebbling search's stored configurations")
     p.add_argument("--certificates", default="certificates", metavar="DIR",
                    help="where to write certificates (default ./certificates)")
     p.add_argument("--docs", default="docs/claims", metavar="DIR",
@@ -52,17 +57,18 @@ def _check(args) -> int:
     from ioverify.claims import load
     from ioverify.obligations import Budget
     from ioverify.report import write_pages
-    from ioverify.verdict import merge
+    from ioverify.verdict import exit_code, merge
 
     claims = load(args.paths or [shipped_proofs()])
-    budget = Budget(timeout=args.budget, seed=args.seed)
+    budget = Budget(timeout=args.budget, seed=args.seed, rlimit=args.rlimit,
+                    max_states=args.max_states)
     results = check_claims(claims, budget, args.jobs, args.scheduler,
                            None if args.quiet or args.json else _progress)
     certs = write_certificates(results, Path(args.certificates), budget)
     pages = write_pages(results, Path(args.docs), plots=not args.paths and not args.no_plots)
     overall = merge(cr.verdict for cr in results)
     _print(results, certs, pages, overall, args.json)
-    return {"optimal": 0, "verified": 0, "refuted": 1}.get(overall.status, 3)
+    return exit_code(overall)
 
 
 def _print(results, certs, pages, overall, as_json) -> None:

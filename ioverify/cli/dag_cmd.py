@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ioverify.cli.common import positive_int, print_json, write_text
+from ioverify.errors import EXIT_OK
 
 
 def register(sub) -> None:
@@ -36,7 +37,7 @@ def _build(args) -> int:
     kwargs = {p.name: getattr(args, p.name) for p in family.params}
     dag = family.build(**kwargs)
     write_text(dag_to_json(dag), args.output)
-    return 0
+    return EXIT_OK
 
 
 def dag_summary(dag) -> dict:
@@ -55,4 +56,4 @@ def _info(args) -> int:
         width = max(len(k) for k in summary)
         for key, value in summary.items():
             print(f"{key.replace('_', ' '):<{width}}  {value}")
-    return 0
+    return EXIT_OK

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ioverify.cli.common import non_negative_int, positive_int, print_json
+from ioverify.errors import EXIT_OK
 
 SIZE_FLAGS = ("m", "k", "n", "d")
 # Per-kernel options (``KernelSpec.options``; parsed and checked by the kernel's own parsers).
@@ -40,7 +41,7 @@ def register(sub) -> None:
 
 
 def _kernel(args) -> int:
-    from ioverify.errors import InvalidArgument
+    from ioverify.errors import InvalidArgument, exit_code_of
     from kernels import KERNELS, get, run_kernel
 
     if args.name == "list":
@@ -65,7 +66,7 @@ def _kernel(args) -> int:
         print_json(report.to_json())
     else:
         print(_describe(report))
-    return 0 if report.certified else 1
+    return exit_code_of("certified" if report.certified else "not certified")
 
 
 def _options(spec, args) -> dict:
@@ -94,7 +95,7 @@ def _list(kernels, as_json: bool) -> int:
             flags = " ".join([f"--{s}" for s in spec.sizes]
                              + [f"[--{o.name.replace('_', '-')}]" for o in spec.options])
             print(f"{spec.name:<24} {flags:<16} {spec.summary}")
-    return 0
+    return EXIT_OK
 
 
 def _describe(r) -> str:

@@ -66,3 +66,15 @@ register(Family("approximate-attention", attention.approximate_attention,
                 (N, D, Param("degree", help="total degree g of the polynomial features"),
                  SUMMATION),
                 "The polynomial method: T = diag(U1 (U2^T 1))^-1 U1 (U2^T V), no n x n part."))
+
+
+def build(spec: dict):
+    """The DAG of a family instance ``{"family": name, "params": {...}}`` (the ``spec`` of an
+    exact-search or partition obligation); an unknown family names the known ones."""
+    from ioverify.errors import InvalidArgument
+
+    family = FAMILIES.get(spec["family"])
+    if family is None:
+        raise InvalidArgument(f"unknown DAG family {spec['family']!r} (known: "
+                              f"{', '.join(sorted(FAMILIES))})")
+    return family.build(**spec.get("params", {}))

@@ -12,6 +12,11 @@ being placed); loads and stores count words.  The capacity is not enforced here:
 overflow is remembered and certification (``ioverify.trace.certify``) rejects the trace, so a
 kernel with block sizes that do not fit still runs and is reported, not crashed.
 
+The trace is evidence, not authority: a kernel holds ``mem`` and can rewrite ``mem.trace`` (its
+M, its array table, its counts) or replace it.  Certification therefore takes M and the arrays
+from the caller's contract and only compares the trace's with them, and ``kernels.run_kernel``
+keeps the ``Trace`` object this memory created and refuses any other.
+
 Records (plain tuples):
     ("load", tile, array, r0, r1, c0, c1)
     ("store", tile, array, r0, c0)

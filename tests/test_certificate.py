@@ -1,0 +1,653 @@
+"""``ioverify certificate check`` re-derives every certificate from its instance (issue 12).
+
+A certificate of each status and each obligation kind re-checks; every field of each kind,
+tampered and resealed with a fresh digest, is rejected with a reason naming it; malformed files
+are one line and exit 2 without stopping the other files; and the re-check runs with Z3 and PySAT
+unimportable for every kind but the Z3-proved symbolic facts, which then come out "not
+re-checked" (exit 3).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ioverify.certificate import RELIES_ON, seal
+from ioverify.claims import Claim, exact_search, kernel, partition, symbolic
+from ioverify.cli import main
+from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN,
+                             InternalError)
+from ioverify.recheck import check_file
+
+ROOT = Path(__file__).resolve().parent.parent
+MATMUL = {"m": 2, "k": 2, "n": 2}
+TILED = {"m": 4, "k": 4, "n": 4}
+
+# name -> (obligation builder, the status its certificate has); one claim per certificate.
+CASES = {
+    "optimal": (lambda c: exact_search(c, "pyramid", {"height": 2}, 3), "optimal"),
+    "optimal-expected": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3, optimum=11),
+                         "optimal"),
+    "optimal-one-shot": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3,
+                                                variant="one-shot"), "optimal"),
+    "verified-trivial": (lambda c: exact_search(c, "pyramid", {"height": 2}, 3, lower_bound=4),
+                         "verified"),
+    "verified-bound-id": (lambda c: exact_search(c, "matmul", MATMUL, 4,
+                                                 lower_bound="matmul-trivial"), "verified"),
+    "verified-exhaustive": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3,
+                                                   lower_bound=11), "verified"),
+    "refuted": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3, lower_bound=12),
+                "refuted"),
+    "refuted-optimum-low": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3, optimum=12),
+                            "refuted"),
+    "refuted-optimum-high": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3, optimum=10),
+                             "refuted"),
+    "refuted-beats-claim": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3, optimum=11,
+                                                   lower_bound=12), "refuted"),
+    "infeasible": (lambda c: exact_search(c, "pyramid", {"height": 2}, 2, lower_bound=3),
+                   "infeasible"),
+    "partition": (lambda c: partition(c, "matmul", MATMUL, 3), "verified"),
+    "partition-z3": (lambda c: partition(c, "pyramid", {"height": 6}, 3), "verified"),
+    "partition-refuted": (lambda c: partition(c, "matmul", MATMUL, 3, at_most=2), "refuted"),
+    "partition-infeasible": (lambda c: partition(c, "pyramid", {"height": 2}, 2), "infeasible"),
+    "kernel": (lambda c: kernel(c, "matmul-tiled", TILED, 16, lower_bounds=("matmul-trivial",)),
+               "verified"),
+    "kernel-refuted-upper": (lambda c: kernel(c, "matmul-tiled", TILED, 16,
+                                              upper_bounds=("matmul-trivial",)), "refuted"),
+    "kernel-refuted-expect": (lambda c: kernel(c, "matmul-tiled", TILED, 16,
+                                               expect_certified=False), "refuted"),
+    "kernel-fails-as-claimed": (lambda c: kernel(c, "flash-forward-v1", {"n": 8, "d": 4}, 16,
+                                                 literal_blocks=True, expect_certified=False),
+                                "verified"),
+    "symbolic": (lambda c: symbolic(c, "sparse-recovers-dense"), "verified"),
+    "symbolic-z3": (lambda c: symbolic(c, "backward-v2-is-v1-scaled"), "verified"),
+}
+
+# With the exhaustive search capped at one state, the solver proves these (Z3-based evidence),
+# and a one-unit work budget leaves the others unknown.
+SOLVER_CASES = {
+    "solver-one-shot": (lambda c: exact_search(c, "pyramid", {"height": 2}, 3,
+                                               variant="one-shot"), "optimal"),
+    "solver-single-use": (lambda c: exact_search(c, "binary-tree", {"leaves": 4}, 3), "optimal"),
+    "solver-recompute": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3), "optimal"),
+    "solver-verified": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3,
+                                               variant="one-shot", lower_bound=11), "verified"),
+}
+UNKNOWN_CASES = {
+    "unknown": (lambda c: exact_search(c, "matmul", MATMUL, 4, lower_bound=14), "unknown"),
+    "partition-unknown": (lambda c: partition(c, "matmul", MATMUL, 3), "unknown"),
+}
+NEEDS_Z3 = {"symbolic-z3"}
+
+
+def _claim(name: str, build) -> Claim:
+    return Claim(id=name, title=name, statement="a test claim", source="tests",
+                 firmness="user", variant="recompute", obligations=(build(name),))
+
+
+def _write(cases: dict, folder: Path, budget) -> dict[str, Path]:
+    from ioverify.check import check_claims, write_certificates
+
+    results = check_claims([_claim(name, build) for name, (build, _) in cases.items()], budget)
+    write_certificates(results, folder, budget)
+    return {name: folder / f"{name}--000.json" for name in cases}
+
+
+def _bounded(folder: Path) -> Path:
+    """A bounded verdict is hard to provoke on a tiny instance: this one is made by hand, the
+    way the runner would write it (the search found 11, the bounded encoding nothing cheaper)."""
+    from ioverify.obligations import Budget, ObligationResult
+    from ioverify.serialize import certificate_body
+    from ioverify.verdict import Bounded
+
+    claim = _claim("bounded", lambda c: exact_search(c, "pyramid", {"height": 3}, 3,
+                                                     lower_bound=11))
+    detail = {"lower_bound_source": "number", "vertices": 10, "claimed_lower_bound": 11,
+              "budget": Budget().to_json()}
+    result = ObligationResult(claim.obligations[0], Bounded(12, 5, 11), 0.0, detail)
+    path = folder / "bounded--000.json"
+    path.write_text(json.dumps(seal(certificate_body(claim, result, Budget()))))
+    return path
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory) -> dict[str, Path]:
+    from ioverify.obligations import Budget
+
+    folder = tmp_path_factory.mktemp("certificates")
+    paths = _write(CASES, folder, Budget(timeout=60))
+    paths |= _write(SOLVER_CASES, folder, Budget(timeout=60, max_states=1))
+    paths |= _write(UNKNOWN_CASES, folder, Budget(timeout=60, max_states=1, rlimit=1))
+    paths["bounded"] = _bounded(folder)
+    return paths
+
+
+STATUS = {name: status for cases in (CASES, SOLVER_CASES, UNKNOWN_CASES)
+          for name, (_, status) in cases.items()} | {"bounded": "bounded"}
+
+
+def _doc(certs, name) -> dict:
+    return json.loads(certs[name].read_text())
+
+
+def _reseal(doc: dict) -> dict:
+    """A forger's edit: the content changed and a fresh digest computed over it."""
+    return seal({k: v for k, v in doc.items() if k not in ("digest", "format", "version")})
+
+
+# --- every status and every kind re-checks ------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(STATUS))
+def test_certificate_of_each_status_and_kind_is_accepted(certs, name):
+    doc = _doc(certs, name)
+    assert doc["verdict"]["status"] == STATUS[name], doc["verdict"]
+    outcome = check_file(certs[name])
+    assert (outcome.outcome, outcome.status) == ("accepted", STATUS[name]), outcome.reason
+    assert outcome.exit_code == EXIT_OK and outcome.rechecked
+
+
+def test_the_cases_cover_every_kind_status_and_evidence(certs):
+    docs = [_doc(certs, name) for name in STATUS]
+    pairs = {(d["obligation"]["kind"], d["verdict"]["status"]) for d in docs}
+    assert pairs >= {("exact-search", s) for s in ("optimal", "verified", "refuted", "bounded",
+                                                   "unknown", "infeasible")}
+    assert pairs >= {("partition", s) for s in ("verified", "refuted", "unknown", "infeasible")}
+    assert pairs >= {("kernel", "verified"), ("kernel", "refuted"), ("symbolic", "verified")}
+    evidence = {d["verdict"].get("evidence", {}).get("kind") for d in docs}
+    assert evidence >= {"exhaustive-search", "trivial-bound", "one-shot-exact-horizon",
+                        "proved-horizon", "partition-lemma", "kernel-certification",
+                        "symbolic-proof"}
+
+
+def test_solver_answers_are_rederived_or_relied_on_and_said_so(certs):
+    for name in SOLVER_CASES:
+        outcome = check_file(certs[name])
+        assert any("unsat re-derived by exhaustive search" in f for f in outcome.rechecked)
+        assert outcome.relies_on == ()
+    z3_partition = check_file(certs["partition-z3"])
+    assert z3_partition.relies_on == (RELIES_ON["partition-lemma"],)
+    assert any("P(6) >= 3" in line for line in z3_partition.not_rederived)
+
+
+def test_genuine_kernel_refutation_is_accepted_as_refuted(certs, capsys):
+    """Regression: I/O above a claimed upper bound is a true refutation; it used to be rejected
+    as unsupported."""
+    doc = _doc(certs, "kernel-refuted-upper")
+    assert doc["verdict"]["reason"] == "traced I/O 64 exceeds upper bound matmul-trivial = 48"
+    assert main(["certificate", "check", str(certs["kernel-refuted-upper"])]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "accepted (refuted)" in out and "exceeds upper bound matmul-trivial" in out
+
+
+def test_all_accepted_certificates_together_exit_0(certs, capsys):
+    assert main(["certificate", "check", *map(str, certs.values())]) == EXIT_OK
+    assert capsys.readouterr().out.count(": accepted (") == len(certs)
+
+
+# --- tampering ------------------------------------------------------------------------------------
+
+def _set(path: str, value):
+    """A tamper setting the field at ``path`` (dots; list indices as numbers)."""
+    def edit(doc):
+        *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
+        target = doc
+        for p in parents:
+            target = target[p]
+        target[last] = value(target[last]) if callable(value) else value
+    return edit
+
+
+def _all(*edits):
+    def edit(doc):
+        for e in edits:
+            e(doc)
+    return edit
+
+
+def _respec(**changes):
+    """Edit the obligation spec and keep the obligation id consistent, as a careful forger
+    would (so the rejection comes from the re-derivation, not the id)."""
+    def edit(doc):
+        from ioverify.recheck import obligation_id
+
+        spec = doc["obligation"]["spec"]
+        for key, value in changes.items():
+            if value is None:
+                spec.pop(key, None)
+            else:
+                spec[key] = value
+        doc["obligation"]["id"] = obligation_id(doc["obligation"]["kind"], spec)
+    return edit
+
+
+def _pop(path: str):
+    def edit(doc):
+        *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
+        target = doc
+        for p in parents:
+            target = target[p]
+        target.pop(last)
+    return edit
+
+
+def _as_verified(bound, evidence, relies_on=()):
+    def edit(doc):
+        doc["verdict"] = {"status": "verified", "bound": bound, "evidence": evidence,
+                          "variant": doc["verdict"]["variant"]}
+        doc["relies_on"] = list(relies_on)
+        doc["witness"] = {}
+    return edit
+
+
+TRIVIAL = {"kind": "trivial-bound", "bound": 3}
+HORIZON = {"kind": "one-shot-exact-horizon", "steps": 3, "unsat_budget": 2}
+
+# (certificate, field, tamper, a phrase the rejection must contain)
+TAMPERS = [
+    # exact-search, optimal
+    ("optimal", "status", _as_verified(6, {"kind": "exhaustive-search", "below": 6}),
+     "status 'verified' needs a claimed lower bound"),
+    ("optimal", "io", _set("verdict.io", 5), "verdict io"),
+    ("optimal", "evidence kind", _set("verdict.evidence", {"kind": "trivial-bound", "bound": 6}),
+     "evidence bound"),
+    ("optimal", "evidence below", _set("verdict.evidence.below", 5), "evidence below"),
+    ("optimal", "unknown evidence field", _set("verdict.evidence.extra", 1), "'extra'"),
+    ("optimal", "variant", _set("verdict.variant", "one-shot"), "verdict variant"),
+    ("optimal", "unknown verdict field", _set("verdict.horizon", 3), "does not belong"),
+    ("optimal", "relies_on", _set("relies_on", ["a friend's word"]), "relies_on"),
+    ("optimal", "instance DAG", lambda d: d["instance"]["dag"]["edges"].pop(), "instance"),
+    ("optimal", "witness schedule", lambda d: d["witness"]["schedule"]["moves"].pop(),
+     "witness schedule does not replay"),
+    ("optimal", "witness dropped", _pop("witness.schedule"), "must carry its schedule"),
+    ("optimal", "spec memory", _respec(memory=4), "exhaustive re-search finds"),
+    ("optimal", "spec params", _respec(params={"height": 3}), "instance"),
+    ("optimal", "spec variant", _respec(variant="one-shot"), "verdict variant"),
+    ("optimal", "spec lower_bound", _all(_respec(lower_bound=5),
+                                         _set("detail.claimed_lower_bound", 5),
+                                         _set("detail.lower_bound_source", "number")),
+     "answers no claimed lower bound"),
+    ("optimal", "detail vertices", _set("detail.vertices", 7), "detail vertices"),
+    ("optimal", "claim id", _set("claim.id", "someone-else"), "obligation claim"),
+    ("optimal", "obligation id", _set("obligation.id", "pyramid(height=9)/M=3"),
+     "obligation id"),
+    ("optimal-expected", "spec optimum", _all(_respec(optimum=12),
+                                              _set("detail.expected_optimum", 12)),
+     "expects the optimum 12"),
+    # exact-search, verified
+    ("verified-bound-id", "bound", _set("verdict.bound", 13), "verdict bound"),
+    ("verified-bound-id", "spec lower_bound", _all(
+        _respec(lower_bound=13), _set("detail.claimed_lower_bound", 13),
+        _set("detail.lower_bound_source", "number"), _pop("detail.lower_bound_exact"),
+        _set("verdict.bound", 13), _set("verdict.evidence.bound", 13)), "evidence bound"),
+    ("verified-bound-id", "detail lower_bound_exact", _set("detail.lower_bound_exact", "13"),
+     "detail lower_bound_exact"),
+    ("verified-bound-id", "evidence kind", _all(
+        _set("verdict.evidence", dict(HORIZON, steps=12)),
+        _set("relies_on", [RELIES_ON["one-shot-exact-horizon"]])),
+     "proves nothing in the recompute variant"),
+    ("verified-exhaustive", "claim raised with its evidence", _all(
+        _respec(lower_bound=12), _set("detail.claimed_lower_bound", 12),
+        _set("verdict.bound", 12), _set("verdict.evidence.below", 12)),
+     "exhaustive re-search finds"),
+    # exact-search, refuted
+    ("refuted", "status", _as_verified(12, {"kind": "exhaustive-search", "below": 12}),
+     "exhaustive re-search finds"),
+    ("refuted", "claim", _set("verdict.claim", 13), "verdict claim"),
+    ("refuted", "io", _set("verdict.io", 10), "verdict io"),
+    ("refuted", "reason", _set("verdict.reason", "because I say so"), "verdict reason"),
+    ("refuted", "spec lower_bound", _all(_respec(lower_bound=11),
+                                         _set("detail.claimed_lower_bound", 11),
+                                         _set("verdict.claim", 11)), "does not beat"),
+    ("refuted", "witness dropped", _pop("witness.schedule"), "must carry the cheaper schedule"),
+    ("refuted-optimum-high", "io", _all(_set("verdict.io", 12), _set(
+        "verdict.reason", "the optimum is 12, not 10 (exhaustive-search)")), "verdict io"),
+    ("refuted-optimum-high", "reason", _set("verdict.reason",
+                                            "the optimum is 11, not 10 (a hunch)"),
+     "verdict reason"),
+    ("refuted-optimum-low", "spec optimum", _all(_respec(optimum=11),
+                                                 _set("detail.expected_optimum", 11),
+                                                 _set("verdict.claim", 11)),
+     "is the expected optimum"),
+    # exact-search, infeasible (the reseal found adversarially, with two kinds of evidence)
+    ("infeasible", "status (trivial evidence)", _as_verified(3, TRIVIAL),
+     "the instance is infeasible"),
+    ("infeasible", "status (solver evidence, its relies_on)",
+     _as_verified(3, HORIZON, [RELIES_ON["one-shot-exact-horizon"]]),
+     "the instance is infeasible"),
+    ("infeasible", "reason", _set("verdict.reason", "no reason"), "verdict reason"),
+    ("infeasible", "spec memory", _respec(memory=3), "the instance is feasible"),
+    # exact-search, unknown and bounded: claim nothing, but may not contradict what they state
+    ("unknown", "bounds", _set("verdict.lower_bound", 19), "above upper end"),
+    ("unknown", "upper below the claim", _set("verdict.upper_bound", 13),
+     "refutes it, not 'unknown'"),
+    ("bounded", "lower at the claim", _set("verdict.lower_bound", 11), "verifies it"),
+    # partition
+    ("partition", "bound", _set("verdict.bound", 6), "verdict bound"),
+    ("partition", "parts", _all(*(_set(f"verdict.evidence.{k}", 3)
+                                  for k in ("parts", "parts_lower", "parts_upper"))),
+     "evidence parts"),
+    ("partition", "witness partition", _all(
+        _set("witness.partition", lambda parts: [sum(parts, [])]),
+        _set("verdict.evidence.partition", lambda parts: [sum(parts, [])]),
+        *(_set(f"verdict.evidence.{k}", 1) for k in ("parts", "parts_lower", "parts_upper")),
+        _set("verdict.bound", 0), _set("relies_on", lambda r: r)),
+     "not a 6-partition"),
+    ("partition", "witness differs from evidence", _set("witness.partition",
+                                                        lambda parts: parts[::-1]),
+     "evidence partition"),
+    ("partition", "lower_by", _set("verdict.evidence.lower_by", "intuition"), "neither"),
+    ("partition", "left_out", _set("verdict.evidence.left_out", ["A[0,0]"]),
+     "evidence left_out"),
+    ("partition", "variant", _set("verdict.variant", "partition"), "verdict variant"),
+    ("partition", "spec memory", _respec(memory=4), "evidence S"),
+    ("partition", "spec at_most", _respec(at_most=2), "exceeds the spec's at_most"),
+    ("partition", "relies_on", _set("relies_on", [RELIES_ON["partition-lemma"]]), "relies_on"),
+    ("partition-z3", "relies_on dropped", _set("relies_on", []), "relies_on"),
+    ("partition-refuted", "claim", _set("verdict.claim", 1), "verdict claim"),
+    ("partition-refuted", "bound in the reason", _set(
+        "verdict.reason", "the proved partition bound 6 exceeds the claimed optimum 2: no "
+                          "schedule can cost 2"), "needs P(6) >= 3"),
+    ("partition-refuted", "spec at_most", _all(_respec(at_most=3), _set("verdict.claim", 3), _set(
+        "verdict.reason", "the proved partition bound 3 exceeds the claimed optimum 3: no "
+                          "schedule can cost 3")), "must exceed"),
+    ("partition-infeasible", "status", _as_verified(0, {"kind": "partition-lemma"}),
+     "the instance is infeasible"),
+    # kernel
+    *[("kernel", f"detail {key}", _set(f"detail.{key}", change), f"detail {key}")
+      for key, change in (("io", 63), ("loads", 47), ("stores", 17), ("peak", 16),
+                          ("formula", 63), ("max_error", 1e-3), ("certified", False),
+                          ("reason", "trust me"))],
+    ("kernel", "detail bound value", _set("detail.lower_bounds.matmul-trivial", "47"),
+     "detail lower_bounds"),
+    ("kernel", "bound", _set("verdict.bound", 63), "verdict bound"),
+    ("kernel", "evidence", _set("verdict.evidence.formula", 63), "verdict evidence"),
+    ("kernel", "status", _set("verdict", {"status": "refuted", "io": 64, "claim": None,
+                                          "variant": "kernel", "reason": "I say so"}),
+     "verdict status"),
+    ("kernel", "spec params", _respec(params={"m": 8, "k": 4, "n": 4}), "detail"),
+    ("kernel", "spec memory", _respec(memory=32), "detail"),
+    ("kernel", "spec upper_bounds", _respec(upper_bounds=["matmul-trivial"]), "verdict status"),
+    ("kernel", "spec expect_certified", _respec(expect_certified=False), "verdict status"),
+    ("kernel-refuted-upper", "status", _set("verdict", {
+        "status": "verified", "bound": 64, "variant": "kernel", "evidence": {
+            "kind": "kernel-certification", "io": 64, "formula": 64, "max_error": 0.0}}),
+     "verdict status"),
+    ("kernel-refuted-upper", "claim", _set("verdict.claim", 47), "verdict claim"),
+    ("kernel-refuted-upper", "reason", _set("verdict.reason", "too slow"), "verdict reason"),
+    ("kernel-refuted-upper", "detail bound value", _set("detail.upper_bounds.matmul-trivial",
+                                                        "64"), "detail upper_bounds"),
+    ("kernel-refuted-upper", "spec upper_bounds", _respec(upper_bounds=[]), "verdict status"),
+    ("kernel-refuted-expect", "status", _set("verdict", {
+        "status": "verified", "bound": 64, "variant": "kernel",
+        "evidence": {"kind": "kernel-certification", "failed_as_claimed": "capacity exceeded"}}),
+     "verdict status"),
+    ("kernel-fails-as-claimed", "detail reason", _set("detail.reason", "capacity exceeded"),
+     "detail reason"),
+    ("kernel-fails-as-claimed", "spec memory", _respec(memory=200), "verdict status"),
+    ("kernel", "instance added", _set("instance", {"dag": {
+        "format": "ioverify-dag", "version": 1, "nodes": ["a"]}}), "embeds no instance"),
+    # symbolic: the status must be the re-proof's
+    ("symbolic", "status refuted", _set("verdict", {"status": "refuted", "io": None,
+                                                    "claim": None, "variant": "formula",
+                                                    "reason": "refuted: no"}), "verdict status"),
+    ("symbolic", "status unknown", _set("verdict", {"status": "unknown", "reason": "not proved",
+                                                    "lower_bound": None, "upper_bound": None,
+                                                    "variant": "formula"}), "verdict status"),
+    ("symbolic", "method", _set("verdict.evidence.method", "z3 says so"), "verdict evidence"),
+    ("symbolic", "detail statement", _set("detail.statement", "1 = 2"), "detail statement"),
+    ("symbolic", "spec fact", _respec(fact="backward-v1-is-forward-form"), "detail statement"),
+    ("symbolic", "relies_on", _set("relies_on", []), "relies_on"),
+]
+
+
+@pytest.mark.parametrize("name, field, tamper, phrase", TAMPERS,
+                         ids=[f"{n}-{f}" for n, f, _, _ in TAMPERS])
+def test_tampered_and_resealed_field_is_rejected(certs, tmp_path, name, field, tamper, phrase):
+    doc = copy.deepcopy(_doc(certs, name))
+    tamper(doc)
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(_reseal(doc)))
+    outcome = check_file(path)
+    assert (outcome.outcome, outcome.exit_code) == ("rejected", EXIT_REFUTED), outcome
+    assert phrase in outcome.reason
+
+
+def test_edit_without_reseal_is_caught_by_the_digest(certs, tmp_path):
+    doc = _doc(certs, "optimal")
+    doc["verdict"]["io"] = 5
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc))
+    assert "digest does not match" in check_file(path).reason
+
+
+def test_infeasible_resealed_as_verified_is_rejected_by_the_cli(certs, tmp_path, capsys):
+    """Regression: the checker echoed the certificate's own relies_on and accepted this."""
+    doc = _doc(certs, "infeasible")
+    _as_verified(3, HORIZON, [RELIES_ON["one-shot-exact-horizon"]])(doc)
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(_reseal(doc)))
+    assert main(["certificate", "check", str(path)]) == EXIT_REFUTED
+    out = capsys.readouterr().out.strip()
+    assert out.startswith(f"{path}: rejected: status: the instance is infeasible")
+    assert "needs M >= 3 red pebbles, but M = 2" in out
+
+
+# --- malformed files ----------------------------------------------------------------------------
+
+def _malformed_files(certs, folder: Path) -> dict[str, Path]:
+    good = _doc(certs, "optimal")
+    texts = {
+        "not-json": "{ not json",
+        "empty": "",
+        "not-an-object": "[1, 2, 3]",
+        "other-format": json.dumps(good["instance"]["dag"]),
+        "wrong-type": json.dumps({**good, "verdict": {**good["verdict"], "io": "six"}}),
+        "missing-field": json.dumps({k: v for k, v in good.items() if k != "verdict"}),
+        "unknown-field": json.dumps({**good, "comment": "hello"}),
+        "bad-enum": json.dumps({**good, "verdict": {**good["verdict"], "status": "proved"}}),
+        "bool-as-int": json.dumps({**good, "obligation": {**good["obligation"], "spec": {
+            **good["obligation"]["spec"], "memory": True}}}),
+        "deep-nesting": "[" * 200_000 + "]" * 200_000,
+        "deep-in-detail": json.dumps({**good, "detail": {"x": json.loads("[" * 500 + "]" * 500)}}),
+        "long-integer": json.dumps(good).replace('"memory": 3', '"memory": ' + "9" * 5000),
+        "unknown-node": json.dumps(_reseal({**good, "witness": {"schedule": {
+            **good["witness"]["schedule"], "moves": [["load", "nowhere"]]}}})),
+    }
+    paths = {name: folder / f"{name}.json" for name in texts}
+    for name, text in texts.items():
+        paths[name].write_text(text)
+    paths["not-utf8"] = folder / "not-utf8.json"
+    paths["not-utf8"].write_bytes(b"\xff\xfe{")
+    paths["missing"] = folder / "missing.json"
+    return paths
+
+
+def test_malformed_files_are_one_line_exit_2(certs, tmp_path, capsys):
+    for name, path in _malformed_files(certs, tmp_path).items():
+        assert main(["certificate", "check", str(path)]) == EXIT_BAD_INPUT, name
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.strip().splitlines()) == 1, (name, err)
+        assert err.startswith(f"{path}: malformed: ") and "Traceback" not in err, err
+
+
+def test_schema_errors_name_the_offending_field(certs, tmp_path):
+    files = _malformed_files(certs, tmp_path)
+    expected = {"wrong-type": "at $.verdict.io:", "missing-field": "'verdict' is a required",
+                "unknown-field": "'comment' was unexpected", "bad-enum": "at $.verdict.status:",
+                "bool-as-int": "at $.obligation.spec.memory:",
+                "long-integer": "integer string conversion", "deep-nesting": "nested too deeply",
+                "deep-in-detail": "nested more than 64 levels", "other-format": "ioverify-dag",
+                "unknown-node": "unknown node 'nowhere'"}
+    for name, phrase in expected.items():
+        outcome = check_file(files[name])
+        assert outcome.outcome == "malformed" and phrase in outcome.reason, (name, outcome)
+
+
+def test_every_file_is_checked_past_malformed_ones(certs, tmp_path, capsys):
+    """Regression: the first malformed file used to stop the command (with a traceback)."""
+    bad = _malformed_files(certs, tmp_path)
+    forged = _doc(certs, "refuted")
+    forged["verdict"]["claim"] = 13
+    forged_path = tmp_path / "forged.json"
+    forged_path.write_text(json.dumps(_reseal(forged)))
+    files = [bad["not-json"], certs["optimal"], bad["wrong-type"], forged_path, certs["kernel"]]
+    assert main(["certificate", "check", *map(str, files)]) == EXIT_REFUTED
+    out, err = capsys.readouterr()
+    assert f"{certs['optimal']}: accepted (optimal)" in out
+    assert f"{certs['kernel']}: accepted (verified)" in out
+    assert f"{forged_path}: rejected: verdict claim" in out
+    assert len(err.strip().splitlines()) == 2 and "malformed" in err
+
+
+@pytest.mark.parametrize("codes, worst", [
+    ({"accepted"}, EXIT_OK), ({"accepted", "not re-checked"}, EXIT_UNKNOWN),
+    ({"not re-checked", "malformed"}, EXIT_BAD_INPUT), ({"malformed", "rejected"}, EXIT_REFUTED),
+    ({"rejected", "internal error"}, EXIT_INTERNAL)])
+def test_worst_outcome_sets_the_exit_code(codes, worst):
+    from ioverify.errors import exit_code_of, worst_exit
+
+    assert worst_exit(exit_code_of(c) for c in codes) == worst
+
+
+def test_json_output_has_a_record_per_file(certs, tmp_path, capsys):
+    bad = _malformed_files(certs, tmp_path)["not-json"]
+    files = [certs["optimal"], bad, certs["partition-z3"]]
+    assert main(["certificate", "check", "--json", *map(str, files)]) == EXIT_BAD_INPUT
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert err == "" and doc["outcome"] == "malformed" and doc["exit_code"] == EXIT_BAD_INPUT
+    records = doc["files"]
+    assert [r["outcome"] for r in records] == ["accepted", "malformed", "accepted"]
+    assert set(records[0]) == {"path", "outcome", "status", "rechecked", "relies_on",
+                               "not_rederived", "reason"}
+    assert records[2]["relies_on"] == [RELIES_ON["partition-lemma"]]
+
+
+def test_an_internal_failure_is_exit_4_for_that_file_only(certs, monkeypatch, capsys):
+    from ioverify import recheck
+
+    def broken(doc, log):
+        raise KeyError("a bug")
+
+    monkeypatch.setitem(recheck.CHECKERS, "kernel", broken)
+    files = [certs["kernel"], certs["optimal"]]
+    assert main(["certificate", "check", *map(str, files)]) == EXIT_INTERNAL
+    out, err = capsys.readouterr()
+    assert f"{certs['optimal']}: accepted" in out
+    assert f"{certs['kernel']}: internal error: KeyError" in err and "Traceback" not in err
+
+
+# --- without Z3 -----------------------------------------------------------------------------------
+
+def _without_solvers(*argv) -> subprocess.CompletedProcess:
+    code = textwrap.dedent(f"""
+        import sys
+        sys.modules["z3"] = None  # any import of z3 now fails
+        sys.modules["pysat"] = None
+        from ioverify.cli import main
+        code = main({["certificate", "check", *map(str, argv)]!r})
+        assert "z3" not in sys.modules or sys.modules["z3"] is None
+        sys.exit(code)
+    """)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT)
+
+
+def test_every_kind_but_z3_facts_rechecks_without_z3(certs):
+    files = [certs[name] for name in sorted(STATUS) if name not in NEEDS_Z3]
+    done = _without_solvers("--json", *files)
+    assert done.returncode == EXIT_OK, done.stdout + done.stderr
+    records = json.loads(done.stdout)["files"]
+    assert {r["outcome"] for r in records} == {"accepted"}
+    kinds = {json.loads(f.read_text())["obligation"]["kind"] for f in files}
+    assert kinds == {"exact-search", "partition", "kernel", "symbolic"}
+
+
+def test_z3_proved_fact_is_not_rechecked_without_z3(certs):
+    done = _without_solvers(certs["symbolic-z3"])
+    assert done.returncode == EXIT_UNKNOWN, done.stdout + done.stderr
+    assert re.search(r": not re-checked: fact 'backward-v2-is-v1-scaled' is proved with Z3",
+                     done.stdout), done.stdout
+
+
+# --- the re-check's own copies of the searches' lemmas agree with them ----------------------------
+
+@pytest.mark.parametrize("family, params", [("pyramid", {"height": 3}), ("matmul", MATMUL),
+                                            ("binary-tree", {"leaves": 8}),
+                                            ("attention-forward", {"n": 2, "d": 1})])
+def test_recomputed_lemmas_agree_with_the_searches(family, params):
+    from ioverify import recheck, search
+    from ioverify.dag.registry import build
+    from ioverify.partition_search import counting_lower_bound
+
+    dag = build({"family": family, "params": params})
+    assert recheck.trivial_lower_bound(dag) == search.trivial_lower_bound(dag)
+    assert recheck.compute_demands(dag) == search.compute_demands(dag)
+    for S in (2, 4, 6):
+        assert recheck.counting_lower_bound(dag, S) == counting_lower_bound(dag, S)
+
+
+def test_recomputed_ids_and_claims_agree_with_the_runner():
+    from ioverify import obligations, recheck
+
+    for name, (build, _) in {**CASES, **SOLVER_CASES}.items():
+        ob = build(name)
+        assert recheck.obligation_id(ob.kind, ob.spec) == ob.id
+        if ob.kind == "exact-search":
+            assert recheck._claimed_lower_bound(ob.spec) == obligations.resolve_lower_bound(
+                ob.spec)
+
+
+# --- the format ---------------------------------------------------------------------------------
+
+def test_sealing_refuses_a_body_outside_the_schema(certs):
+    doc = _doc(certs, "optimal")
+    doc["verdict"]["status"] = "sure"
+    with pytest.raises(InternalError, match=r"\$\.verdict\.status"):
+        _reseal(doc)
+
+
+def test_shipped_schemas_are_valid_and_packaged():
+    from jsonschema import Draft202012Validator
+
+    from ioverify.schemas import SCHEMAS, schema
+
+    for fmt in SCHEMAS:
+        Draft202012Validator.check_schema(schema(fmt))
+        assert schema(fmt)["properties"]["format"] == {"const": fmt}
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"ioverify.schemas" = ["*.schema.json"]' in pyproject
+
+
+def test_format_reference_shows_each_schema_and_its_examples_validate():
+    from ioverify.schemas import SCHEMAS, validate
+
+    page = (ROOT / "docs" / "reference" / "formats.md").read_text()
+    for fmt, filename in SCHEMAS.items():
+        assert f"ioverify/schemas/{filename}" in page, filename
+    examples = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", page, re.S)]
+    by_format = {}
+    for example in examples:
+        by_format.setdefault(example.get("format"), []).append(example)
+    for fmt in ("ioverify-dag", "ioverify-schedule"):
+        assert by_format.get(fmt), fmt
+        for example in by_format[fmt]:
+            validate(example, fmt, f"the {fmt} example in formats.md")
+
+
+def test_written_dags_and_schedules_fit_their_schemas():
+    from ioverify.dag import pyramid
+    from ioverify.dag.jsonio import dag_to_dict
+    from ioverify.schemas import validate
+    from ioverify.search import greedy_schedule
+
+    dag = pyramid(3)
+    validate(dag_to_dict(dag), "ioverify-dag", "a written DAG")
+    validate(greedy_schedule(dag, 3).to_dict(dag), "ioverify-schedule", "a written schedule")

@@ -1,0 +1,181 @@
+"""One table, command x outcome -> exit code, for every command (``ioverify.errors.EXIT_CODES``).
+
+0 proved, 1 refuted or rejected, 2 bad input, 3 unknown / bounded / infeasible (nothing was
+checked), 4 a bug in ioverify; 130 and 143 for SIGINT and SIGTERM.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from ioverify.cli import main
+from ioverify.dag import matmul, pyramid
+from ioverify.dag.jsonio import dag_to_json
+from ioverify.errors import EXIT_CODES, exit_code_of, worst_exit
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("exit-codes")
+    paths = {"pyramid": folder / "pyramid.json", "matmul": folder / "mm.json",
+             "not-json": folder / "bad.json", "schedule": folder / "s.json",
+             "claims-refuted": folder / "refuted_claims.py",
+             "claims-infeasible": folder / "infeasible_claims.py",
+             "claims-verified": folder / "verified_claims.py",
+             "claims-at-most": folder / "at_most_claims.py", "out": folder}
+    paths["pyramid"].write_text(dag_to_json(pyramid(2)))
+    paths["matmul"].write_text(dag_to_json(matmul(2, 2, 2)))
+    paths["not-json"].write_text("{ not json")
+    assert main(["pebble", str(paths["pyramid"]), "-M", "3", "--schedule-out",
+                 str(paths["schedule"])]) == 0
+    for name, memory, bound in (("refuted", 3, 99), ("infeasible", 1, None),
+                                ("verified", 3, 1)):
+        paths[f"claims-{name}"].write_text(_claim_file(memory, bound))
+    paths["claims-at-most"].write_text(textwrap.dedent("""
+        from ioverify.claims import Claim, partition
+        CLAIMS = [Claim("optimum-2", "matmul(2,2,2) costs 2 at M = 3", "a wrong figure", "tests",
+                        "user", "recompute", (partition("optimum-2", "matmul",
+                        {"m": 2, "k": 2, "n": 2}, 3, at_most=2),))]
+        """))
+    return paths
+
+
+def _claim_file(memory: int, bound: int | None) -> str:
+    return textwrap.dedent(f"""
+        from ioverify.claims import Claim, exact_search
+        CLAIMS = [Claim("tiny", "a tiny claim", "pyramid(2) needs I/O", "tests", "user",
+                        "recompute", (exact_search("tiny", "pyramid", {{"height": 2}}, {memory},
+                                                   lower_bound={bound!r}),))]
+        """)
+
+
+def _check(files, name):
+    out = files["out"] / name
+    return ["check", str(files[f"claims-{name}"]), "--jobs", "1", "--certificates",
+            str(out / "certs"), "--docs", str(out / "pages")]
+
+
+# (command, outcome, argv built from the fixture's files, expected exit code)
+TABLE = [
+    ("pebble", "optimal", lambda f: ["pebble", f["pyramid"], "-M", "3"], 0),
+    ("pebble", "verified", lambda f: ["pebble", f["pyramid"], "-M", "3",
+                                      "--claim-lower-bound", "3"], 0),
+    ("pebble", "refuted", lambda f: ["pebble", f["pyramid"], "-M", "3",
+                                     "--claim-lower-bound", "99"], 1),
+    ("pebble", "infeasible", lambda f: ["pebble", f["pyramid"], "-M", "1"], 3),
+    ("pebble", "unknown", lambda f: ["pebble", f["matmul"], "-M", "3", "--timeout", "0.05"], 3),
+    ("pebble", "malformed", lambda f: ["pebble", f["not-json"], "-M", "3"], 2),
+    ("pebble", "usage", lambda f: ["pebble", f["pyramid"]], 2),
+    ("replay", "legal", lambda f: ["replay", f["pyramid"], f["schedule"], "-M", "3"], 0),
+    ("replay", "illegal", lambda f: ["replay", f["pyramid"], f["schedule"], "-M", "2"], 1),
+    ("replay", "malformed", lambda f: ["replay", f["pyramid"], f["not-json"], "-M", "3"], 2),
+    ("partition", "verified", lambda f: ["partition", f["pyramid"], "-M", "3"], 0),
+    ("partition", "infeasible", lambda f: ["partition", f["pyramid"], "-M", "1"], 3),
+    ("kernel", "certified", lambda f: ["kernel", "matmul-tiled", "--m", "4", "--k", "4",
+                                       "--n", "4", "-M", "16"], 0),
+    ("kernel", "not certified", lambda f: ["kernel", "flash-forward-v1", "--n", "64",
+                                           "--d", "8", "-M", "64", "--literal-blocks"], 1),
+    ("kernel", "malformed", lambda f: ["kernel", "no-such-kernel", "-M", "16"], 2),
+    ("bounds facts", "proved", lambda f: ["bounds", "facts", "--only",
+                                          "crossover/saha-ye-thm3.1"], 0),
+    ("bounds facts", "malformed", lambda f: ["bounds", "facts", "--only", "no-such-fact"], 2),
+    ("dag info", "valid", lambda f: ["dag", "info", f["pyramid"]], 0),
+    ("dag info", "malformed", lambda f: ["dag", "info", f["not-json"]], 2),
+    ("check", "verified", lambda f: _check(f, "verified"), 0),
+    ("check", "refuted", lambda f: _check(f, "refuted"), 1),
+    ("check", "infeasible", lambda f: _check(f, "infeasible"), 3),
+    # the proved partition bound 3 exceeds the user's figure 2: the user's claim is refuted
+    ("check", "refuted", lambda f: _check(f, "at-most"), 1),
+    ("certificate check", "malformed", lambda f: ["certificate", "check", f["not-json"]], 2),
+]
+
+
+def _exit_of(argv: list[str]) -> int:
+    """The code ``ioverify ARGV`` exits with (argparse's usage errors exit by SystemExit)."""
+    try:
+        return main(argv)
+    except SystemExit as stop:
+        return stop.code
+
+
+@pytest.mark.parametrize("command, outcome, argv, code", TABLE,
+                         ids=[f"{c}-{o}" for c, o, _, _ in TABLE])
+def test_exit_code_table(files, capsys, command, outcome, argv, code):
+    assert _exit_of([str(a) for a in argv(files)]) == code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1, err
+
+
+def test_table_outcomes_agree_with_the_one_table():
+    """Every outcome the table above exercises is named in EXIT_CODES with the same code
+    (usage errors are argparse's, exit 2 too)."""
+    for _, outcome, _, code in TABLE:
+        if outcome != "usage":
+            assert exit_code_of(outcome) == code, outcome
+
+
+def test_infeasible_is_nothing_checked_everywhere():
+    assert EXIT_CODES["infeasible"] == EXIT_CODES["unknown"] == 3
+
+
+def test_worst_exit_orders_bug_refuted_bad_input_unknown_ok():
+    assert worst_exit([0, 3, 2, 1]) == 1
+    assert worst_exit([0, 3, 2]) == 2
+    assert worst_exit([0, 3]) == 3
+    assert worst_exit([4, 1]) == 4
+    assert worst_exit([]) == 0
+
+
+def test_unexpected_exception_is_one_line_exit_4(files, capsys, monkeypatch):
+    """A bug is exit 4 with one line naming the command, never a traceback and never exit 1
+    (which would read as "refuted"); --debug shows the traceback."""
+    replay_module = importlib.import_module("ioverify.game.replay")
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(replay_module, "replay", broken)
+    argv = ["replay", str(files["pyramid"]), str(files["schedule"]), "-M", "3"]
+    assert main(argv) == 4
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "ioverify replay: internal error: ZeroDivisionError: a bug" in err
+    with pytest.raises(ZeroDivisionError):
+        main(["--debug", *argv])
+
+
+@pytest.mark.parametrize("argv", [["bounds"], ["dag", "binary-tree", "--leaves", "4096"]],
+                         ids=["bounds-list", "big-dag"])
+def test_closed_pipe_ends_quietly(argv):
+    """``ioverify bounds | head -1``: the reader goes away; no BrokenPipeError, exit 0."""
+    proc = subprocess.Popen([sys.executable, "-m", "ioverify", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0, err
+    assert err == ""
+
+
+def test_wrong_at_most_is_a_refutation_with_its_certificate(files, capsys):
+    """A partition claim whose ``at_most`` is below the proved bound is the user's error: a
+    refutation (exit 1) with its certificate, not an internal error (exit 4)."""
+    assert _exit_of(_check(files, "at-most")) == 1
+    docs = [json.loads(p.read_text())
+            for p in (files["out"] / "at-most" / "certs").glob("*.json")]
+    assert [d["verdict"]["status"] for d in docs] == ["refuted"]
+    assert "exceeds the claimed optimum 2" in docs[0]["verdict"]["reason"]
+
+
+def test_certificate_written_for_infeasible_claim_says_so(files):
+    folder = files["out"] / "infeasible" / "certs"
+    docs = [json.loads(p.read_text()) for p in folder.glob("*.json")]
+    assert docs and all(d["verdict"]["status"] == "infeasible" for d in docs)
