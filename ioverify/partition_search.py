@@ -10,6 +10,8 @@ Every witness is re-checked by the independent checker ``ioverify.partition.chec
 before it is used; a failure raises ``InternalError``.  The bracket is narrowed from below, one
 part at a time, until it closes (P(S) exact) or the time or work budget runs out.  Whatever
 lower end was proved gives a valid I/O lower bound M * (lower - 1) even when P(S) is not exact.
+The work budget is Z3's ``rlimit`` per query (``ioverify.solve``): unlike the timeout it stops at
+the same point on every machine; the evidence records it (``"budget"``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class PartitionSearch:
     seconds: float = 0.0
     queries: list[tuple[int, str, float]] = field(default_factory=list)
     stopped: str = ""
+    budget: dict = field(default_factory=dict)  # rlimit, timeout and seed it ran under
 
     @property
     def exact(self) -> bool:
@@ -78,7 +81,8 @@ def search_partition(dag: DAG, S: int, *, timeout: float | None = None, seed: in
     deadline = None if timeout is None else start + timeout
     witness = recheck(dag, S, greedy_partition(dag, S))
     lower = counting_lower_bound(dag, S)
-    result = PartitionSearch(S, lower, len(witness), witness, "counting inputs and sinks")
+    result = PartitionSearch(S, lower, len(witness), witness, "counting inputs and sinks",
+                             budget={"rlimit": rlimit, "timeout": timeout, "seed": seed})
     if not result.exact:
         _ascend(dag, result, deadline, seed, rlimit)
     result.seconds = time.monotonic() - start
@@ -163,4 +167,5 @@ def evidence_detail(dag: DAG, memory: int, result: PartitionSearch,
     return {"S": result.S, "memory": memory, "parts": result.upper if result.exact else None,
             "parts_lower": result.lower, "parts_upper": result.upper,
             "lower_by": result.lower_by,
-            "partition": parts_to_names(dag, result.witness), "left_out": list(left_out)}
+            "partition": parts_to_names(dag, result.witness), "left_out": list(left_out),
+            "budget": result.budget}

@@ -29,7 +29,14 @@
      c(u) is 1 (``single_use_lemma``) that is the one-shot encoding itself.
    Nothing else upgrades a bounded or unknown answer.
 5. Deterministic: fixed seeds, fixed state caps; no wall-clock limit unless ``timeout`` is
-   given.
+   given.  A work budget bounds the search the same way on every machine: ``rlimit`` per solver
+   call (Z3's resource units, or Glucose's propagations: ``ioverify.solve``) and ``max_states``
+   for the exhaustive search.  Hitting it gives ``Unknown`` with the bounds reached, never a
+   proof; every proof's evidence records the budget it ran under (``"budget"``).
+6. Variants are ``ioverify.game.rules.Variant`` records; the routes dispatch on
+   ``at_most_once`` and a variant outside ``IMPLEMENTED`` is refused (``UnsupportedVariant``).
+   The recompute routes also rely on every one-shot schedule being legal in the variant (its
+   rules are one-shot's without at-most-once): one-shot searches give them upper bounds.
 """
 
 from __future__ import annotations
@@ -43,11 +50,16 @@ from typing import Callable
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game.replay import replay
-from ioverify.game.rules import Schedule, check_memory, check_variant, infeasibility
+from ioverify.game.rules import (ONE_SHOT, Schedule, Variant, check_memory, infeasibility,
+                                 require_variant)
 from ioverify.verdict import (Bounded, Evidence, Infeasible, Optimal, Refuted, Unknown, Verdict,
                               Verified)
 
 Progress = Callable[[str], None]
+
+# The variants the search implements (its routes and lemmas are proved for these); any other is
+# refused with UnsupportedVariant.
+IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
 
 @dataclass
@@ -56,7 +68,7 @@ class _State:
 
     dag: DAG
     memory: int
-    variant: str
+    variant: Variant
     seed: int
     deadline: float | None
     progress: Progress | None
@@ -66,6 +78,14 @@ class _State:
     lower: int
     lower_evidence: Evidence  # what proves ``lower``
     exhaustive: bool = True  # try the exhaustive search before Z3
+    rlimit: int | None = None  # work budget per solver call (ioverify.solve)
+    max_states: int | None = None  # the exhaustive search's state cap (None: not run)
+    timeout: float | None = None  # as given, for the record
+
+    def budget(self) -> dict:
+        """The budget this search runs under, as recorded in its evidence."""
+        return budget_record(rlimit=self.rlimit, max_states=self.max_states,
+                             timeout=self.timeout, seed=self.seed)
 
     def raise_lower(self, bound: int, evidence: Evidence) -> None:
         if bound > self.lower:
@@ -87,7 +107,7 @@ class _State:
 
 # --- the independent check every schedule goes through ----
 
-def checked(dag: DAG, schedule: Schedule, memory: int, variant: str, budget: int | None,
+def checked(dag: DAG, schedule: Schedule, memory: int, variant: str | Variant, budget: int | None,
             source: str) -> Schedule:
     """Replay ``schedule``; a solver or heuristic schedule that fails is a bug: InternalError."""
     result = replay(dag, schedule, memory, variant)
@@ -227,16 +247,17 @@ class Descent:
     reason: str = ""
 
 
-def descend(st: _State, variant: str, steps: int, stop_at: int,
+def descend(st: _State, variant: str | Variant, steps: int, stop_at: int,
             max_computes: dict | None = None) -> Descent:
     """Ask for schedules of I/O <= b, b = upper - 1, upper - 2, ..., each sat answer replayed
-    and made the new upper bound, until unsat, unknown or b < stop_at (nothing left to ask)."""
+    and made the new upper bound, until unsat, unknown or b < stop_at (nothing left to ask).
+    Each solver call runs under ``st.rlimit``."""
     from ioverify.encode import pebbling
 
     sym, group = symmetry_of(st.dag)
-    enc = pebbling.encode(st.dag, st.memory, variant, steps, seed=st.seed, symmetry=sym,
-                          max_computes=max_computes)
-    backend = backend_for(enc, st.upper)
+    enc = pebbling.encode(st.dag, st.memory, variant, steps, seed=st.seed, rlimit=st.rlimit,
+                          symmetry=sym, max_computes=max_computes)
+    backend = backend_for(enc, st.upper, st.rlimit)
     try:
         while True:
             budget = st.upper - 1
@@ -244,7 +265,7 @@ def descend(st: _State, variant: str, steps: int, stop_at: int,
                 return Descent("reached", budget, steps, group, "the target was reached")
             if st.out_of_time():
                 return Descent("unknown", budget, steps, group, "timeout")
-            what = f"{variant} search, {steps} compute steps, budget {budget}"
+            what = f"{enc.variant.name} search, {steps} compute steps, budget {budget}"
             st.report(what)
             with _heartbeat(st, what):
                 answer = backend.check(budget, st.remaining())
@@ -284,7 +305,10 @@ def _heartbeat(st: _State, what: str):
 
 
 class Z3Backend:
-    """The encoding decided by Z3 itself (used when PySAT is not installed)."""
+    """The encoding decided by Z3 itself (used when PySAT is not installed); the encoding's
+    query carries the rlimit."""
+
+    name = "z3"
 
     def __init__(self, enc):
         self.enc, self.reason, self.values = enc, "", None
@@ -310,15 +334,24 @@ class Z3Backend:
         pass
 
 
-def backend_for(enc, ubound: int | None = None):
+def backend_for(enc, ubound: int | None = None, rlimit: int | None = None):
     """Glucose on Z3's CNF of the encoding if PySAT is installed, else Z3 alone.  ``ubound``:
-    the largest I/O budget that will be asked."""
+    the largest I/O budget that will be asked; ``rlimit``: the work budget per call, which
+    Glucose counts in propagations (``ioverify.encode.cnf``)."""
     from ioverify.encode import cnf
 
     if not cnf.available():
         return Z3Backend(enc)
     clauses, nvars, names = cnf.to_cnf(enc.ctx, enc.constraints)
-    return cnf.SatQuery(clauses, nvars, names, [str(c) for c in enc.cost], ubound)
+    return cnf.SatQuery(clauses, nvars, names, [str(c) for c in enc.cost], ubound,
+                        propagations=rlimit)
+
+
+def backend_name() -> str:
+    """The back end ``backend_for`` picks here: it fixes the unit of the rlimit."""
+    from ioverify.encode import cnf
+
+    return cnf.SOLVER if cnf.available() else Z3Backend.name
 
 
 # --- the public entry point ----
@@ -326,53 +359,92 @@ def backend_for(enc, ubound: int | None = None):
 METHODS = ("auto", "exhaustive", "z3")
 
 
-def pebble(dag: DAG, memory: int, *, variant: str = "recompute",
+def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
            claim_lower_bound: int | None = None, timeout: float | None = None, seed: int = 0,
-           progress: Progress | None = None, method: str = "auto") -> Verdict:
+           progress: Progress | None = None, method: str = "auto", rlimit: int | None = None,
+           max_states: int | None = None) -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
     every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
 
-    ``method``: ``auto`` (the exhaustive search with a share of the time, then Z3), ``z3`` (the
-    Z3 encodings only) or ``exhaustive`` (the exhaustive search only, all the time and up to
-    EXHAUSTIVE_ONLY_MAX_STATES configurations)."""
-    check_memory(memory)
-    check_variant(variant)
-    if method not in METHODS:
-        raise InvalidArgument(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    claim = _check_claim(claim_lower_bound)
-    if timeout is not None and not timeout > 0:
-        raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
+    ``variant``: a name or a ``Variant`` in ``IMPLEMENTED``.  ``method``: ``auto`` (the
+    exhaustive search with a share of the time, then Z3), ``z3`` (the Z3 encodings only) or
+    ``exhaustive`` (the exhaustive search only, all the time and up to
+    EXHAUSTIVE_ONLY_MAX_STATES configurations).  The work budget (module docstring, 5):
+    ``rlimit`` per solver call, ``max_states`` for the exhaustive search (default
+    EXHAUSTIVE_MAX_STATES, or EXHAUSTIVE_ONLY_MAX_STATES for method exhaustive)."""
+    rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
+                                    rlimit, max_states)
     why = infeasibility(dag, memory)
     if why is not None:
-        return Infeasible(why, variant)
+        return Infeasible(why, rules.name)
     start = time.monotonic()
-    greedy = checked(dag, greedy_schedule(dag, memory), memory, "one-shot", None, "greedy")
+    greedy = checked(dag, greedy_schedule(dag, memory), memory, ONE_SHOT, None, "greedy")
     trivial = trivial_lower_bound(dag)
-    st = _State(dag, memory, variant, seed, None if timeout is None else start + timeout,
+    st = _State(dag, memory, rules, seed, None if timeout is None else start + timeout,
                 progress, start, greedy, greedy.io, trivial,
-                Evidence("trivial-bound", {"bound": trivial}), method != "z3")
+                Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
+                rlimit=rlimit, max_states=state_cap(method, max_states), timeout=timeout)
     settled = _settled(st, claim)
     if settled is not None:
         return settled
     if method == "exhaustive":
         return _exhaustive_route(st, claim)
-    if variant == "one-shot" or single_use_lemma(dag):
+    if rules.at_most_once or single_use_lemma(dag):
         return _one_shot_route(st, claim)
     return _recompute_route(st, claim)
+
+
+def _check_arguments(memory, variant, method, claim, timeout, rlimit, max_states):
+    """The variant's record and the claim, after every argument of ``pebble`` is checked."""
+    check_memory(memory)
+    rules = require_variant(variant, IMPLEMENTED, "the pebbling search")
+    if method not in METHODS:
+        raise InvalidArgument(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if timeout is not None and not timeout > 0:
+        raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
+    for name, value in (("rlimit", rlimit), ("max_states", max_states)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise InvalidArgument(f"{name} must be a positive integer or None, got {value!r}")
+    return rules, _check_claim(claim)
+
+
+def budget_record(*, rlimit: int | None, max_states: int | None, timeout: float | None,
+                  seed: int) -> dict:
+    """A search's budget as data: the work budget (``rlimit`` per solver call, ``max_states``
+    the state cap in force, None when the exhaustive search does not run), the wall clock and
+    the seed."""
+    return {"rlimit": rlimit, "max_states": max_states, "timeout": timeout, "seed": seed}
+
+
+def state_cap(method: str, max_states: int | None) -> int | None:
+    """The exhaustive search's state cap for ``method`` (None when it does not run)."""
+    if method == "z3":
+        return None
+    if max_states is not None:
+        return max_states
+    return EXHAUSTIVE_ONLY_MAX_STATES if method == "exhaustive" else EXHAUSTIVE_MAX_STATES
 
 
 def _settled(st: _State, claim: int | None) -> Verdict | None:
     """The verdict if the bounds alone decide: a replayed schedule below the claim refutes it,
     a proved lower bound at or above it verifies it, an upper bound meeting the lower bound is
     the optimum (on the argument that proved the lower bound)."""
+    name = st.variant.name
     if claim is not None:
         if st.upper < claim:
-            return Refuted(st.best, st.upper, claim, st.variant)
+            return Refuted(st.best, st.upper, claim, name)
         if claim <= st.lower:
-            return Verified(claim, st.lower_evidence, st.variant)
+            return Verified(claim, _with_budget(st), name)
     elif st.upper <= st.lower:
-        return Optimal(st.upper, st.best, st.lower_evidence, st.variant)
+        return Optimal(st.upper, st.best, _with_budget(st), name)
     return None
+
+
+def _with_budget(st: _State) -> Evidence:
+    """The evidence of the lower bound, recording the budget the search ran under."""
+    evidence = st.lower_evidence
+    return Evidence(evidence.kind, {**evidence.detail, "budget": st.budget()})
 
 
 def _stop(st: _State, claim: int | None) -> int:
@@ -401,17 +473,19 @@ def _share(st: _State, fraction: float):
         st.deadline = saved
 
 
-EXHAUSTIVE_SHARE = {"one-shot": 1 / 3, "recompute": 1 / 2}  # of the time left, with a timeout
+# Of the time left, with a timeout, by the variant's at_most_once: one-shot (True) keeps more for
+# its exact-horizon encoding.
+EXHAUSTIVE_SHARE = {True: 1 / 3, False: 1 / 2}
 EXHAUSTIVE_MAX_STATES = 2_000_000  # about 0.5 GiB of configurations; past it, Z3 takes over
 EXHAUSTIVE_ONLY_MAX_STATES = 20_000_000  # method="exhaustive": about 5 GiB
 
 
 def _exhaustive_route(st: _State, claim: int | None) -> Verdict:
     """method="exhaustive": the configuration search alone, with all the time left."""
-    proof = _exhaustive(st, claim, share=1.0, max_states=EXHAUSTIVE_ONLY_MAX_STATES)
+    proof = _exhaustive(st, claim, share=1.0)
     if not isinstance(proof, str):
         return proof
-    return Unknown(proof, st.lower, st.upper, st.variant)
+    return Unknown(proof, st.lower, st.upper, st.variant.name)
 
 
 HORIZON_CAP = 4  # use the proved horizon only if it is at most this many times the one-shot one
@@ -427,12 +501,12 @@ def _one_shot_route(st: _State, claim: int | None) -> Verdict:
     if not isinstance(proof, str):
         return proof
     steps = sum(1 for v in useful_vertices(st.dag) if not st.dag.is_input[v])
-    result = descend(st, "one-shot", steps, _stop(st, claim))
+    result = descend(st, ONE_SHOT, steps, _stop(st, claim))
     if result.answer == "unsat":
         detail = {"method": "z3-compute-steps", "steps": steps, "unsat_budget": result.target,
-                  "automorphisms": result.group}
+                  "automorphisms": result.group, "backend": backend_name()}
         evidence = Evidence("one-shot-exact-horizon", detail)
-        if st.variant == "recompute":
+        if not st.variant.at_most_once:
             evidence = Evidence("proved-horizon", {**detail, "horizon_computes": steps,
                                                    "lemma": "demand-count, every c(u) = 1 "
                                                    "(ioverify.search.compute_demands)"})
@@ -441,7 +515,7 @@ def _one_shot_route(st: _State, claim: int | None) -> Verdict:
     if settled is not None:
         return settled
     return Unknown(f"{proof}; one-shot search: {result.reason or 'solver unknown'} at "
-                   f"budget {result.target}", st.lower, st.upper, st.variant)
+                   f"I/O budget {result.target}", st.lower, st.upper, st.variant.name)
 
 
 def _recompute_route(st: _State, claim: int | None) -> Verdict:
@@ -456,7 +530,7 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
         return proof
     n = sum(1 for v in useful_vertices(st.dag) if not st.dag.is_input[v])
     with _share(st, 0.5):
-        one_shot = descend(st, "one-shot", n, _stop(st, claim))
+        one_shot = descend(st, ONE_SHOT, n, _stop(st, claim))
     settled = _settled(st, claim)
     if settled is not None:
         return settled
@@ -466,43 +540,43 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
     steps = horizon if proved else 2 * n
     bounded = None
     if not st.out_of_time():
-        bounded = descend(st, "recompute", steps, _stop(st, claim), max_computes=demands)
+        bounded = descend(st, st.variant, steps, _stop(st, claim), max_computes=demands)
         if bounded.answer == "unsat" and proved:
             st.raise_lower(bounded.target + 1, Evidence("proved-horizon", {
                 "method": "z3-compute-steps", "steps": steps, "unsat_budget": bounded.target,
                 "automorphisms": bounded.group, "horizon_computes": horizon,
-                "lemma": "demand-count (ioverify.search.compute_demands)"}))
+                "lemma": "demand-count (ioverify.search.compute_demands)",
+                "backend": backend_name()}))
         settled = _settled(st, claim)
         if settled is not None:
             return settled
         if bounded.answer == "unsat":
-            return Bounded(steps, st.lower, st.upper, st.variant)
+            return Bounded(steps, st.lower, st.upper, st.variant.name)
     why = proof
     for name, result in (("one-shot", one_shot), ("recompute", bounded)):
         if result is not None and result.answer == "unknown":
-            why = f"{why}; {name} search: {result.reason} at budget {result.target}"
-    return Unknown(why, st.lower, st.upper, st.variant)
+            why = f"{why}; {name} search: {result.reason} at I/O budget {result.target}"
+    return Unknown(why, st.lower, st.upper, st.variant.name)
 
 
-def _exhaustive(st: _State, claim: int | None, share: float | None = None,
-                max_states: int | None = None):
+def _exhaustive(st: _State, claim: int | None, share: float | None = None):
     """The horizon-free configuration search in the verdict's variant, asked only for
     schedules below the best known, with ``share`` of the time left (EXHAUSTIVE_SHARE) and at
-    most ``max_states`` configurations (EXHAUSTIVE_MAX_STATES); a verdict if it settled the
-    question, else the reason (a string).  For recompute, the one-shot optimum found first by
-    the same search (a quarter of that time and states) is the upper bound: proving that
-    nothing is cheaper is far quicker than finding the cheapest.  A search stopped early still
-    proves the level it reached (``SearchResult.lower_bound``)."""
+    most ``st.max_states`` configurations; a verdict if it settled the question, else the
+    reason (a string).  For recompute, the one-shot optimum found first by the same search (a
+    quarter of that time and states) is the upper bound: proving that nothing is cheaper is far
+    quicker than finding the cheapest.  A search stopped early still proves the level it
+    reached (``SearchResult.lower_bound``)."""
     if not st.exhaustive:
         return "exhaustive search not run (method z3)"
-    share = EXHAUSTIVE_SHARE[st.variant] if share is None else share
-    max_states = EXHAUSTIVE_MAX_STATES if max_states is None else max_states
+    share = EXHAUSTIVE_SHARE[st.variant.at_most_once] if share is None else share
+    max_states = st.max_states
     if st.out_of_time():
         return "timeout before the exhaustive search"
     with _share(st, share):
-        if st.variant == "recompute":
+        if not st.variant.at_most_once:
             with _share(st, 0.25):
-                _run_exhaustive(st, claim, "one-shot", max_states // 4)
+                _run_exhaustive(st, claim, ONE_SHOT, max(1, max_states // 4))
             settled = _settled(st, claim)
             if settled is not None:
                 return settled
@@ -513,21 +587,21 @@ def _exhaustive(st: _State, claim: int | None, share: float | None = None,
     return f"exhaustive search incomplete after {result.states} states: {result.reason}"
 
 
-def _run_exhaustive(st: _State, claim: int | None, variant: str, max_states: int):
+def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states: int):
     """One exhaustive search in ``variant`` below the best known I/O (and the claim).  A
     schedule it finds is replayed in the verdict's variant and becomes the upper bound; the
     lower bound it proves counts only in the verdict's own variant."""
     from ioverify.game.exhaustive import exhaustive_optimum
 
     below = st.upper if claim is None else min(claim, st.upper)
-    what = f"exhaustive {variant} search below {below}"
+    what = f"exhaustive {variant.name} search below {below}"
     st.report(what)
     with _heartbeat(st, what):
         result = exhaustive_optimum(st.dag, st.memory, variant, below=below,
                                     deadline=st.deadline, max_states=max_states)
     if result.optimum is not None:
         st.best = checked(st.dag, result.schedule, st.memory, st.variant, result.optimum,
-                          f"the exhaustive {variant} search")
+                          f"the exhaustive {variant.name} search")
         st.upper = result.optimum
     if variant == st.variant and result.lower_bound is not None:
         st.raise_lower(result.lower_bound, Evidence("exhaustive-search", {

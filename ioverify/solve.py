@@ -4,6 +4,15 @@ Every Z3 query in ioverify goes through here: Z3 is imported lazily, each query 
 context, a fixed seed and a work budget (Z3's ``rlimit``, which reproduces, unlike wall-clock
 timeouts; an optional timeout is a safety net only).  The answer is a string, never a bool:
 ``"sat"``, ``"unsat"`` or ``"unknown"`` — and ``"unknown"`` is never treated as either of the others.
+
+The work budget ``rlimit`` counts Z3's resource units and applies to each ``check`` call on its
+own (Z3 sets the limit relative to the count when the call starts), so the same query with the
+same seed and rlimit gives the same answer on any machine.  A call that exhausts it answers
+``"unknown"`` and ``reason_unknown`` says so.  The SAT back end of the pebbling search
+(``ioverify.encode.cnf``: Glucose, which has no resource units) takes the same number as a cap on
+unit propagations per call, its nearest deterministic measure of work (on the pebbling encodings
+the two counts are of the same order: matmul(2,2,2), M = 4, one-shot, the final unsat costs Z3
+5.8M units and Glucose 7.6M propagations).  Verdicts record the back end beside the budget.
 """
 
 from __future__ import annotations
@@ -41,9 +50,19 @@ class Query:
 
     def check(self, *assumptions) -> str:
         """``"sat"``, ``"unsat"`` or ``"unknown"``."""
-        return str(self.solver.check(*assumptions))
+        before = self.work_done()
+        answer = str(self.solver.check(*assumptions))
+        self.last_work = self.work_done() - before
+        return answer
+
+    def work_done(self) -> int:
+        """Z3's resource units spent by this query's solver so far (its ``rlimit count``)."""
+        stats = self.solver.statistics()
+        return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
 
     def reason_unknown(self) -> str:
+        if self.rlimit is not None and getattr(self, "last_work", 0) >= self.rlimit:
+            return f"work budget reached (rlimit {self.rlimit} per solver call)"
         return self.solver.reason_unknown()
 
     def model(self):

@@ -228,6 +228,14 @@ def test_work_limit_gives_unknown_with_the_proven_lower_end():
     assert isinstance(verdict, Unknown) and not is_proof(verdict)
     assert verdict.lower_bound == 3 * (3 - 1)  # 18 inputs need >= 3 parts of dominator <= 6
     assert "proves Q >= 3 * (3 - 1) = 6" in verdict.reason
+    assert "work budget reached (rlimit 1000" in verdict.reason
+    assert partition_bound(matmul(3, 3, 3), 3, rlimit=1000) == verdict  # the same, every time
+
+
+def test_a_proof_records_the_budget_it_ran_under():
+    verdict = partition_bound(matmul(2, 2, 2), 3, rlimit=10**6, seed=1)
+    assert isinstance(verdict, Verified)
+    assert verdict.evidence.detail["budget"] == {"rlimit": 10**6, "timeout": None, "seed": 1}
 
 
 # --- CLI ----------------------------------------------------------------------------------------
@@ -261,7 +269,11 @@ def test_cli_unknown_and_bad_input(dag_file, capsys):
     assert re.search(r"[34] <= P\(6\) <= [5-8]\n", capsys.readouterr().out)
     assert main(["partition", dag_file(matmul(3, 3, 3)), "-M", "3", "--rlimit", "1000"]) == 3
     assert "3 <= P(6) <= 8" in capsys.readouterr().out
-    assert main(["partition", dag_file(matmul(1, 1, 1)), "-M", "2", "--json"]) == 2
+    assert main(["partition", dag_file(matmul(3, 3, 3)), "-M", "3", "--rlimit", "1000",
+                 "--json"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "unknown" and doc["budget"]["rlimit"] == 1000
+    assert main(["partition", dag_file(matmul(1, 1, 1)), "-M", "2", "--json"]) == 3  # infeasible
     assert json.loads(capsys.readouterr().out)["status"] == "infeasible"
     assert main(["partition", "no-such-file.json", "-M", "3"]) == 2
 

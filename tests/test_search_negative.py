@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from ioverify import search
 from ioverify.cli import main
-from ioverify.dag import attention_forward, pyramid
+from ioverify.dag import attention_forward, matmul, pyramid
 from ioverify.dag.jsonio import dag_to_json
 from ioverify.encode import cnf, pebbling
 from ioverify.errors import InternalError, InvalidArgument
@@ -124,7 +124,7 @@ def test_cli_schedule_out_replays(tmp_path, capsys):
     assert "optimal: I/O = 7" in capsys.readouterr().out
     assert main(["replay", str(dag_path), str(out), "-M", str(memory)]) == 0
     assert main(["pebble", str(dag_path), "-M", "4", "--claim-lower-bound", "8"]) == 1
-    assert main(["pebble", str(dag_path), "-M", "2"]) == 2
+    assert main(["pebble", str(dag_path), "-M", "2"]) == 3  # infeasible: nothing was checked
     with pytest.raises(SystemExit) as usage:
         main(["pebble", str(dag_path), "-M", "4", "--claim-lower-bound", "-3"])
     assert usage.value.code == 2
@@ -254,3 +254,91 @@ def test_sat_query_counts_only_up_to_its_bound():
     with pytest.raises(InternalError, match="above the totalizer's bound"):
         query.check(4)
     query.close()
+
+
+# --- the work budget: reproducible, and never a proof when it runs out ---------------------------
+
+# matmul(2,2,2), M = 4, one-shot, Z3 encodings only: the proof needs a few million units of work
+# per solver call (measured: settled from rlimit 8e6 with Glucose, 12e6 with Z3 alone), so 1000
+# stops the first call.
+NEEDS_SEARCH = (matmul(2, 2, 2), 4)
+
+
+@pytest.fixture(params=["glucose", "z3"])
+def backend(request, monkeypatch):
+    """Both back ends of the Z3 route: Glucose on the CNF (when PySAT is installed), Z3 alone."""
+    if request.param == "z3":
+        monkeypatch.setattr(cnf, "available", lambda: False)
+    elif not cnf.available():
+        pytest.skip("PySAT is not installed")
+    return request.param
+
+
+def test_a_tiny_rlimit_gives_unknown_and_the_same_verdict_twice(backend):
+    first, second = (search.pebble(*NEEDS_SEARCH, variant="one-shot", method="z3", rlimit=1000)
+                     for _ in range(2))
+    assert isinstance(first, Unknown) and not is_proof(first)
+    assert "work budget reached" in first.reason
+    assert (first.lower_bound, first.upper_bound) == (12, 18)  # trivial bound, greedy schedule
+    assert first == second
+
+
+def test_a_tiny_work_budget_stops_the_exhaustive_search_too():
+    """method auto: the state cap stops the exhaustive search, the rlimit the Z3 route."""
+    verdicts = [search.pebble(*NEEDS_SEARCH, variant="one-shot", rlimit=1, max_states=1)
+                for _ in range(2)]
+    assert isinstance(verdicts[0], Unknown) and verdicts[0] == verdicts[1]
+    assert "state budget of 1 states exhausted" in verdicts[0].reason
+
+
+def test_a_state_cap_gives_unknown_with_the_level_reached_then_a_proof_that_records_it():
+    capped = search.pebble(*NEEDS_SEARCH, variant="one-shot", method="exhaustive",
+                           max_states=100)
+    assert isinstance(capped, Unknown) and capped.lower_bound == 15 and capped.upper_bound == 18
+    enough = search.pebble(*NEEDS_SEARCH, variant="one-shot", method="exhaustive",
+                           max_states=1000)
+    assert isinstance(enough, Optimal) and enough.io == 17
+    assert enough.evidence.detail["budget"] == {"rlimit": None, "max_states": 1000,
+                                                "timeout": None, "seed": 0}
+
+
+def test_a_sufficient_rlimit_proves_and_the_evidence_records_it(backend):
+    verdict = search.pebble(*HARD, variant="one-shot", method="z3", rlimit=10**7)
+    assert isinstance(verdict, Optimal) and verdict.io == 11
+    detail = verdict.evidence.detail
+    assert detail["budget"]["rlimit"] == 10**7 and detail["budget"]["max_states"] is None
+    assert detail["backend"] == ("z3" if backend == "z3" else cnf.SOLVER)
+
+
+@pytest.mark.parametrize("kwargs", [{"rlimit": 0}, {"rlimit": 1.5}, {"max_states": 0},
+                                    {"max_states": True}])
+def test_bad_work_budgets_are_refused(kwargs):
+    with pytest.raises(InvalidArgument, match=next(iter(kwargs))):
+        search.pebble(*HARD, **kwargs)
+
+
+def test_cli_rlimit_unknown_exit_3_with_the_budget(tmp_path, capsys):
+    path = tmp_path / "m.json"
+    path.write_text(dag_to_json(NEEDS_SEARCH[0]))
+    argv = ["pebble", str(path), "-M", "4", "--one-shot", "--method", "z3", "--rlimit", "1000",
+            "--json"]
+    assert main(argv) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "unknown" and "work budget reached" in doc["reason"]
+    assert doc["budget"] == {"rlimit": 1000, "max_states": None, "timeout": None, "seed": 0}
+    with pytest.raises(SystemExit) as usage:
+        main(["pebble", str(path), "-M", "4", "--rlimit", "0"])
+    assert usage.value.code == 2
+
+
+def test_obligation_budget_is_threaded_and_recorded():
+    from ioverify.claims import Obligation
+    from ioverify.obligations import Budget, run
+
+    budget = Budget(timeout=60.0, rlimit=1000, max_states=1)
+    assert budget.to_json() == {"timeout": 60.0, "seed": 0, "rlimit": 1000, "max_states": 1}
+    spec = {"family": "matmul", "params": {"m": 2, "k": 2, "n": 2}, "memory": 4,
+            "variant": "one-shot", "optimum": 17}
+    result = run(Obligation("test-claim", "exact-search", spec), budget)
+    assert isinstance(result.verdict, Unknown) and not is_proof(result.verdict)
+    assert result.detail["budget"] == budget.to_json()

@@ -1,4 +1,5 @@
-"""``ioverify partition DAG --memory M [--json] [--timeout S]``: P(2M) and Q >= M (P(2M) - 1)."""
+"""``ioverify partition DAG --memory M [--json] [--timeout S] [--rlimit N] [--seed N]``: P(2M)
+and Q >= M (P(2M) - 1)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,19 @@ def register(sub) -> None:
                        description="Compute P(2M), the least number of parts of a 2M-partition "
                                    "of the DAG (Z3 search, every witness re-checked), and the "
                                    "horizon-free lower bound Q >= M * (P(2M) - 1) on the I/O "
-                                   "with recomputation. Exit 0: P(2M) exact, bound proved; "
-                                   "2: bad input or M infeasible; 3: only bounds on P(2M) "
-                                   "reached (the lower end still proves a bound).")
+                                   "with recomputation. A work budget (--rlimit) stops the "
+                                   "search at the same point on every machine, unlike "
+                                   "--timeout. Exit 0: P(2M) exact, bound proved; 2: bad "
+                                   "input; 3: M infeasible, or only bounds on P(2M) reached "
+                                   "(the lower end still proves a bound).")
     p.add_argument("dag", help="an ioverify-dag JSON file")
     p.add_argument("--memory", "-M", type=positive_int, required=True, help="red pebbles (M)")
     p.add_argument("--timeout", type=positive_float, default=None, metavar="SECONDS",
                    help="stop the search after this long and report the bounds reached")
     p.add_argument("--rlimit", type=positive_int, default=None, metavar="N",
-                   help="Z3 work limit per query (reproducible, unlike --timeout)")
+                   help="work budget of each Z3 query, in Z3 resource units (reproducible "
+                        "on any machine, unlike --timeout); if hit, only the bounds reached "
+                        "are reported (exit 3)")
     p.add_argument("--seed", type=int, default=0, help="Z3 random seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(handler=_partition)
@@ -59,6 +64,7 @@ def _report(args, verdict, result, dag, seconds, names=None, left_out=()) -> int
                    parts_upper=result.upper, lower_by=result.lower_by,
                    partition=names(dag, result.witness), left_out=list(left_out))
     doc["reason"] = getattr(verdict, "reason", "")
+    doc["budget"] = {"rlimit": args.rlimit, "timeout": args.timeout, "seed": args.seed}
     if args.json:
         print_json(doc)
     else:

@@ -1,5 +1,6 @@
-"""``ioverify pebble DAG --memory M [--one-shot] [--claim-lower-bound L] [--timeout S] [--json]
-[--schedule-out FILE] [--method auto|exhaustive|z3]``: the exact pebbling search of ``ioverify.search`` (issue 3)."""
+"""``ioverify pebble DAG --memory M [--variant NAME | --one-shot] [--claim-lower-bound L]
+[--timeout S] [--rlimit N] [--max-states N] [--json] [--schedule-out FILE]
+[--method auto|exhaustive|z3]``: the exact pebbling search of ``ioverify.search`` (issue 3)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,16 @@ import sys
 import time
 
 from ioverify.cli.common import non_negative_int, positive_float, positive_int, print_json
+from ioverify.game.rules import VARIANTS
 
 PROGRESS_AFTER = 3.0  # seconds before progress lines appear on stderr
 
 DESCRIPTION = """Find the exact I/O optimum of a DAG with M red pebbles, or check a claimed lower
 bound L: refuted by a replayed schedule of I/O < L, or verified by a complete argument (the
-output names it). Exit 0: optimal or verified; 1: refuted; 2: bad input (or infeasible M);
-3: unknown or bounded (nothing proved beyond a horizon)."""
+output names it). A work budget (--rlimit, --max-states) stops the search at the same point on
+every machine, unlike --timeout; hitting any limit gives 'unknown' with the bounds reached, never
+a proof. Exit 0: optimal or verified; 1: refuted; 2: bad input (an unknown or unsupported
+--variant too); 3: unknown, bounded (nothing proved beyond a horizon) or infeasible M."""
 
 
 def register(sub) -> None:
@@ -21,12 +25,19 @@ def register(sub) -> None:
                        description=DESCRIPTION)
     p.add_argument("dag", help="an ioverify-dag JSON file")
     p.add_argument("--memory", "-M", type=positive_int, required=True, help="red pebbles (M)")
-    p.add_argument("--one-shot", action="store_true",
-                   help="one-shot variant: every vertex computed once (default: recompute)")
+    add_variant_arguments(p)
     p.add_argument("--claim-lower-bound", type=non_negative_int, metavar="L",
                    help="check the claim that every schedule needs at least L transfers")
     p.add_argument("--timeout", type=positive_float, metavar="S",
                    help="wall-clock limit in seconds (the answer is then 'unknown' if hit)")
+    p.add_argument("--rlimit", type=positive_int, metavar="N",
+                   help="work budget of each solver call: Z3 resource units (unit "
+                        "propagations when PySAT's Glucose decides); reproducible on any "
+                        "machine, unlike --timeout; 'unknown' (exit 3) if hit")
+    p.add_argument("--max-states", type=positive_int, metavar="N",
+                   help="cap on the configurations the exhaustive search stores (default "
+                        "2000000, 20000000 with --method exhaustive); past it only the level "
+                        "reached is proved")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--schedule-out", metavar="FILE",
                    help="write the best schedule found (ioverify-schedule JSON) here")
@@ -34,6 +45,24 @@ def register(sub) -> None:
                    help="auto (default): the exhaustive configuration search with a share of "
                         "the time, then Z3; exhaustive or z3: that search alone")
     p.set_defaults(handler=_pebble)
+
+
+def add_variant_arguments(p) -> None:
+    """``--variant NAME`` and its alias ``--one-shot`` (read them with ``variant_of``).  The
+    name is checked by the command (an unknown one is one line and exit 2, from
+    ``UnsupportedVariant``), not by argparse."""
+    names = ", ".join(f"{v.name} ({v.summary})" for v in VARIANTS.values())
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--variant", metavar="NAME",
+                       help=f"game variant: {names}; default recompute")
+    group.add_argument("--one-shot", dest="variant", action="store_const", const="one-shot",
+                       help="alias for --variant one-shot")
+
+
+def variant_of(args) -> str:
+    """The variant named on the command line (recompute if none); no default is set in the
+    parser, so that argparse sees ``--variant recompute --one-shot`` as a conflict."""
+    return "recompute" if args.variant is None else args.variant
 
 
 def progress_printer(stream=None):
@@ -52,15 +81,20 @@ def _pebble(args) -> int:
 
     from ioverify.cli.common import write_text
     from ioverify.dag.jsonio import read_dag
-    from ioverify.search import pebble
+    from ioverify.game.rules import require_variant
+    from ioverify.search import IMPLEMENTED, budget_record, pebble, state_cap
     from ioverify.verdict import exit_code, verdict_to_json
 
+    variant = require_variant(variant_of(args), IMPLEMENTED, "the pebbling search")
     dag = read_dag(args.dag)
-    variant = "one-shot" if args.one_shot else "recompute"
     start = time.monotonic()
-    verdict = pebble(dag, args.memory, variant=variant, claim_lower_bound=args.claim_lower_bound,
-                     timeout=args.timeout, progress=progress_printer(), method=args.method)
+    verdict = pebble(dag, args.memory, variant=variant,
+                     claim_lower_bound=args.claim_lower_bound, timeout=args.timeout,
+                     progress=progress_printer(), method=args.method, rlimit=args.rlimit,
+                     max_states=args.max_states)
     doc = verdict_to_json(verdict, dag, seconds=time.monotonic() - start)
+    doc["budget"] = budget_record(rlimit=args.rlimit, timeout=args.timeout, seed=0,
+                                  max_states=state_cap(args.method, args.max_states))
     schedule = getattr(verdict, "schedule", None)
     if args.schedule_out and schedule is not None:
         write_text(json.dumps(schedule.to_dict(dag), indent=1), args.schedule_out)

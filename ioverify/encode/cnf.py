@@ -8,6 +8,13 @@ more than Z3: the clauses come from Z3's own tactics (``card2bv``, ``bit-blast``
 ``tseitin-cnf``, no simplification that could eliminate a variable), the totalizer is PySAT's,
 and every schedule decoded from a model is replayed by the caller.  If PySAT is not installed,
 ``available()`` is False and the caller keeps the plain Z3 query.
+
+Work budget: Glucose has no resource units like Z3's ``rlimit``; the deterministic budget it has
+is a cap on conflicts or on unit propagations per call.  ``SatQuery`` takes the caller's rlimit as
+a propagation cap (``prop_budget``), the closer of the two to what Z3 counts (``ioverify.solve``).
+A call that reaches it answers "unknown", like an interrupted one.  Glucose checks the cap between
+restarts, so a call runs on to its next restart (one that finishes before any restart is never
+stopped); where it stops is still the same on every machine.
 """
 
 from __future__ import annotations
@@ -54,10 +61,11 @@ class SatQuery:
     """One CNF with a descending cardinality bound on ``cost`` (names of Z3 Booleans).
     ``ubound``: the largest budget that will be asked; the totalizer counts only that far
     (its size grows with n times the bound, so a full count of thousands of load literals would
-    cost seconds to build)."""
+    cost seconds to build).  ``propagations``: the work budget of each ``check`` call (see the
+    module docstring); None for none."""
 
     def __init__(self, clauses, nvars: int, names: dict[str, int], cost: list[str],
-                 ubound: int | None = None):
+                 ubound: int | None = None, propagations: int | None = None):
         from pysat.card import EncType, ITotalizer  # noqa: F401
         from pysat.solvers import Solver
 
@@ -70,6 +78,8 @@ class SatQuery:
             self.solver.append_formula(self.totalizer.cnf.clauses)
         self.model: set[int] = set()
         self.reason = ""
+        self.propagations = propagations
+        self.interrupted = False
 
     def check(self, budget: int, timeout: float | None = None) -> str:
         """Is there a model with at most ``budget`` cost literals true?  "sat", "unsat" or
@@ -83,6 +93,9 @@ class SatQuery:
             raise InternalError(f"budget {budget} above the totalizer's bound "
                                 f"{len(self.totalizer.rhs) - 1}")
         done, thread = threading.Event(), None
+        self.interrupted = False
+        if self.propagations is not None:
+            self.solver.prop_budget(self.propagations)  # counted from now: per call
         if timeout is not None:
             thread = threading.Thread(target=self._interrupter, args=(timeout, done), daemon=True)
             thread.start()
@@ -94,7 +107,9 @@ class SatQuery:
                 thread.join()
                 self.solver.clear_interrupt()
         if answer is None:
-            self.reason = "timeout"
+            self.reason = "timeout" if self.interrupted else (
+                f"work budget reached ({self.propagations} propagations per solver call, "
+                f"the SAT back end's rlimit)")
             return "unknown"
         if answer:
             self.model = {lit for lit in self.solver.get_model() if lit > 0}
@@ -107,6 +122,7 @@ class SatQuery:
         if done.wait(timeout):
             return
         while not done.wait(0.05):
+            self.interrupted = True
             self.solver.interrupt()
 
     def value(self, var) -> bool:

@@ -11,7 +11,9 @@ after it (``store[t]``).  This loses no schedule:
   made the vertex red is never worse than storing it later;
 * a load of a vertex that was red before the phase is never needed.
 
-Every rule of the game is one function below, named after the rule it encodes.  Z3 comes only
+Every rule of the game is one function below, named after the rule it encodes; ``encode`` picks
+them from the tables ``GAME_RULES``, ``AT_MOST_ONCE_RULES`` and ``RECOMPUTE_RULES`` by the
+variant's ``at_most_once`` field, and refuses a variant not in ``IMPLEMENTED``.  Z3 comes only
 through ``ioverify.solve``; the schedule decoded from a model is replayed by the caller.
 """
 
@@ -20,8 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ioverify.dag.model import DAG
-from ioverify.game.rules import Schedule
+from ioverify.game.rules import Schedule, Variant, require_variant
 from ioverify.solve import Query, z3
+
+# The variants this encoding implements; any other is refused with UnsupportedVariant.
+IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
 
 @dataclass
@@ -30,7 +35,7 @@ class Encoding:
 
     dag: DAG
     memory: int
-    variant: str
+    variant: Variant
     steps: int
     vertices: tuple[int, ...]  # the useful vertices: ancestors of outputs, outputs included
     computable: tuple[int, ...]  # the useful non-input vertices
@@ -62,35 +67,26 @@ def useful_vertices(dag: DAG) -> tuple[int, ...]:
     return tuple(v for v in range(len(dag)) if keep[v])
 
 
-def encode(dag: DAG, memory: int, variant: str, steps: int, *, seed: int = 0,
-           timeout_ms: int | None = None, symmetry=None, max_computes=None) -> Encoding:
-    """All rules of the game for ``steps`` compute steps; the I/O budget is added by the caller
-    with ``limit_io``.  ``symmetry`` (optional) is a pair (first, second) of orbit
+def encode(dag: DAG, memory: int, variant: str | Variant, steps: int, *, seed: int = 0,
+           rlimit: int | None = None, timeout_ms: int | None = None, symmetry=None,
+           max_computes=None) -> Encoding:
+    """All rules of ``variant`` (a name or a ``Variant``) for ``steps`` compute steps; the I/O
+    budget is added by the caller with ``limit_io``.  ``rlimit``: Z3's work budget per solver
+    call (``ioverify.solve.Query``).  ``symmetry`` (optional) is a pair (first, second) of orbit
     representatives for the first two computes (see ``symmetry_first_computes``);
     ``max_computes`` (optional, recompute) caps the computes of each vertex (a normal form the
     caller proved, ``ioverify.search.compute_demands``)."""
+    rules = require_variant(variant, IMPLEMENTED, "the Z3 pebbling encoding")
     vertices = useful_vertices(dag)
     computable = tuple(v for v in vertices if not dag.is_input[v])
-    enc = Encoding(dag, memory, variant, steps, vertices, computable,
-                   Query(seed=seed, timeout_ms=timeout_ms, logic="QF_FD"))
+    enc = Encoding(dag, memory, rules, steps, vertices, computable,
+                   Query(seed=seed, rlimit=rlimit, timeout_ms=timeout_ms, logic="QF_FD"))
     _declare(enc)
     s = _Recorder(enc)
-    for rule in (compute_at_most_one_per_step, compute_needs_predecessors,
-                 compute_needs_no_red, capacity, red_needs_a_source, load_needs_blue,
-                 blue_needs_a_store, outputs_end_blue, load_only_what_is_missing,
-                 load_just_in_time, every_input_loaded):
+    for rule in GAME_RULES + (AT_MOST_ONCE_RULES if rules.at_most_once else RECOMPUTE_RULES):
         s.add(*rule(enc))
-    if variant == "one-shot":
-        s.add(*one_shot_every_vertex_once(enc))
-        s.add(*one_shot_red_only_while_needed(enc))
-        s.add(*one_shot_topological(enc))
-        s.add(*delete_only_after_use(enc))  # measured: helps one-shot, slows recompute proofs
-    else:
-        s.add(*recompute_idle_steps_last(enc))
-        s.add(*recompute_red_only_while_needed(enc))
-        s.add(*recompute_every_vertex_computed(enc))
-        if max_computes is not None:
-            s.add(*recompute_at_most_demand(enc, max_computes))
+    if max_computes is not None and not rules.at_most_once:
+        s.add(*recompute_at_most_demand(enc, max_computes))
     if symmetry is not None:
         s.add(*symmetry_first_computes(enc, *symmetry))
     enc.cost = [enc.load[k] for k in sorted(enc.load)] + [enc.store[t] for t in range(steps)]
@@ -120,7 +116,7 @@ def _declare(enc: Encoding) -> None:
     for t in range(K + 1):
         for u in enc.computable:
             enc.blue[t, u] = z.Bool(f"b_{t}_{u}", ctx)
-            if enc.variant == "one-shot":
+            if enc.variant.at_most_once:
                 enc.done[t, u] = z.Bool(f"d_{t}_{u}", ctx)
             else:
                 enc.later[t, u] = z.Bool(f"a_{t}_{u}", ctx)
@@ -341,6 +337,22 @@ def one_shot_topological(enc: Encoding) -> list:
     z = z3()
     return [z.Implies(enc.x[t, v], enc.done[t, p]) for t in range(enc.steps)
             for v in enc.computable for p in enc.dag.preds[v] if (t, p) in enc.done]
+
+
+# --- which rules each variant gets ----
+
+# Every variant: the moves, the capacity, the goal, and normal forms valid for both.
+GAME_RULES = (compute_at_most_one_per_step, compute_needs_predecessors, compute_needs_no_red,
+              capacity, red_needs_a_source, load_needs_blue, blue_needs_a_store,
+              outputs_end_blue, load_only_what_is_missing, load_just_in_time,
+              every_input_loaded)
+# at_most_once (one-shot): exactly one compute per step and vertex.  delete_only_after_use is
+# measured to help here and to slow the recompute proofs, so only these get it.
+AT_MOST_ONCE_RULES = (one_shot_every_vertex_once, one_shot_red_only_while_needed,
+                      one_shot_topological, delete_only_after_use)
+# Recomputation allowed: idle steps last, pebbles and computes only while used.
+RECOMPUTE_RULES = (recompute_idle_steps_last, recompute_red_only_while_needed,
+                   recompute_every_vertex_computed)
 
 
 def limit_io(enc: Encoding, budget: int):

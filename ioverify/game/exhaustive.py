@@ -74,8 +74,12 @@ from itertools import combinations
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game.replay import replay
-from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, check_memory,
-                                 check_variant, infeasibility)
+from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant, check_memory,
+                                 infeasibility, require_variant)
+
+# The variants this search implements (the normal form N1-N8 is proved for these); any other is
+# refused with UnsupportedVariant.
+IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
 INFINITY = float("inf")
 _CHECK_CLOCK_EVERY = 128  # expansions; one can generate thousands of successors
@@ -106,23 +110,26 @@ class SearchResult:
     lower_bound: int | None = None
 
 
-def exhaustive_optimum(dag: DAG, memory: int, variant: str = "recompute", *,
+def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recompute", *,
                        below: int | None = None, max_states: int | None = None,
                        deadline: float | None = None) -> SearchResult:
-    """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant``, by A* over
-    configurations (module docstring: normal form N1-N8, heuristic in ``_Search.heuristic``).
+    """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
+    ``Variant``), by A* over configurations (module docstring: normal form N1-N8, heuristic in
+    ``_Search.heuristic``).
 
     ``below``: look only for schedules of I/O < below (proving that none exists is often far
     quicker than finding the optimum).  ``max_states``: stop (incomplete) after storing that
-    many distinct states.  ``deadline``: a ``time.monotonic()`` value after which the search
-    stops (incomplete).  Intended for DAGs of up to about 30 vertices.
+    many distinct states (a work budget: the same cap stops at the same state on every
+    machine).  ``deadline``: a ``time.monotonic()`` value after which the search stops
+    (incomplete).  Intended for DAGs of up to about 30 vertices.
     """
-    _check_arguments(dag, memory, variant, below, max_states, deadline)
+    rules = _check_arguments(dag, memory, variant, below, max_states, deadline)
+    variant = rules.name
     start = time.monotonic()
     why = infeasibility(dag, memory)
     if why is not None:
         return SearchResult(None, None, True, 0, time.monotonic() - start, f"infeasible: {why}")
-    search = _Search(dag, memory, variant)
+    search = _Search(dag, memory, rules)
     found, states, stop, level = search.run(below, max_states, deadline)
     seconds = time.monotonic() - start
     if found is None:
@@ -140,11 +147,11 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str = "recompute", *,
                         f"{states} states, schedule replayed", cost)
 
 
-def _check_arguments(dag, memory, variant, below, max_states, deadline) -> None:
+def _check_arguments(dag, memory, variant, below, max_states, deadline) -> Variant:
     if not isinstance(dag, DAG):
         raise InvalidArgument(f"dag must be an ioverify DAG, got {type(dag).__name__}")
     check_memory(memory)
-    check_variant(variant)
+    rules = require_variant(variant, IMPLEMENTED, "the exhaustive search")
     if below is not None and (isinstance(below, bool) or not isinstance(below, int)):
         raise InvalidArgument(f"below must be an integer or None, got {below!r}")
     if max_states is not None and (isinstance(max_states, bool) or not isinstance(max_states, int)
@@ -152,6 +159,7 @@ def _check_arguments(dag, memory, variant, below, max_states, deadline) -> None:
         raise InvalidArgument(f"max_states must be a positive integer or None, got {max_states!r}")
     if deadline is not None and not isinstance(deadline, (int, float)):
         raise InvalidArgument(f"deadline must be a time.monotonic() value, got {deadline!r}")
+    return rules
 
 
 def _verify(dag, schedule, memory, variant, cost) -> None:
@@ -173,17 +181,17 @@ def _bits(mask: int):
 class _Search:
     """A* over normal-form configurations at block boundaries; module docstring: N1-N8."""
 
-    def __init__(self, dag: DAG, memory: int, variant: str):
+    def __init__(self, dag: DAG, memory: int, variant: Variant):
         self.n = n = len(dag)
         self.memory = memory
-        self.one_shot = variant == "one-shot"
+        self.at_most_once = variant.at_most_once  # C (computed) is part of the state
         self.pred_mask = [sum(1 << p for p in ps) for ps in dag.preds]
         self.input_mask = sum(1 << v for v in dag.inputs)
         self.output_mask = sum(1 << v for v in dag.outputs)
         useful = _useful_mask(dag)  # N1
         self.computable = [v for v in range(n) if not dag.is_input[v] and useful >> v & 1]
         self.full = (1 << n) - 1
-        self.symmetry = _Symmetry(dag, 4 if self.one_shot else 3)  # N8
+        self.symmetry = _Symmetry(dag, 4 if self.at_most_once else 3)  # N8
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
 
     # --- the heuristic ---------------------------------------------------------------------
@@ -207,7 +215,7 @@ class _Search:
         todo = pending & ~red
         must = 0
         pred_mask = self.pred_mask
-        loadable = blue if self.one_shot else self.input_mask
+        loadable = blue if self.at_most_once else self.input_mask
         while todo:
             low = todo & -todo
             todo ^= low
@@ -225,13 +233,13 @@ class _Search:
     def blocks(self, red: int, blue: int, fresh: int, computed: int):
         """The blocks leaving a configuration (module docstring, N4-N6): tuples (cost, red,
         blue, fresh, computed, block), block = (c, evicted mask, stored mask)."""
-        memory, pred_mask, one_shot = self.memory, self.pred_mask, self.one_shot
+        memory, pred_mask, once = self.memory, self.pred_mask, self.at_most_once
         size = red.bit_count()
         kept = fresh & blue  # N6: fresh and blue: cannot be evicted
         must_store = fresh & ~blue  # N6: fresh without blue: stored when evicted
         for c in self.computable:
             bit = 1 << c
-            if red & bit or (one_shot and computed >> c & 1):
+            if red & bit or (once and computed >> c & 1):
                 continue
             preds = pred_mask[c]
             missing = preds & ~red
@@ -239,7 +247,7 @@ class _Search:
                 continue
             loads = missing.bit_count()
             evict = size + loads + 1 - memory
-            ncomputed = computed | bit if one_shot else computed
+            ncomputed = computed | bit if once else computed
             nfresh = (fresh & ~preds) | bit
             if evict <= 0:
                 yield loads, red | missing | bit, blue, nfresh, ncomputed, (c, 0, 0)
@@ -371,7 +379,7 @@ class _Search:
         preds, bit = self.pred_mask[c], 1 << c
         red = (red & ~gone) | preds | bit
         fresh = (fresh & ~preds & ~gone) | bit
-        if self.one_shot:
+        if self.at_most_once:
             computed |= bit
         return red | (blue | stored) << n | fresh << 2 * n | computed << 3 * n
 

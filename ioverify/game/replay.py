@@ -11,8 +11,12 @@ from dataclasses import dataclass, field
 
 from ioverify.dag.model import DAG
 from ioverify.errors import InvalidSchedule
-from ioverify.game.rules import (COMPUTE, DELETE, LOAD, MOVE_NAMES, STORE, Schedule,
-                                 check_memory, check_variant)
+from ioverify.game.rules import (COMPUTE, DELETE, LOAD, MOVE_NAMES, STORE, Schedule, Variant,
+                                 check_memory, require_variant)
+
+# The variants whose rules this replayer checks; any other is refused (UnsupportedVariant).  A new
+# variant is taught here first: the trusted base decides what a legal schedule is.
+IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
 # The rule each failure breaks, as printed to users.
 RULES = {
@@ -84,17 +88,20 @@ class ReplayResult:
         }
 
 
-def replay(dag: DAG, schedule: Schedule, memory: int, variant: str = "recompute") -> ReplayResult:
-    """Replay ``schedule`` on ``dag`` with ``memory`` red pebbles; never raises on an illegal
-    move (that is a result), only on malformed arguments."""
+def replay(dag: DAG, schedule: Schedule, memory: int,
+           variant: str | Variant = "recompute") -> ReplayResult:
+    """Replay ``schedule`` on ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
+    ``Variant``); never raises on an illegal move (that is a result), only on malformed
+    arguments or a variant it does not implement."""
     check_memory(memory)
-    check_variant(variant)
+    rules = require_variant(variant, IMPLEMENTED, "the replayer")
+    variant = rules.name  # the name, as results carry it
     n = len(dag)
     red = bytearray(n)
     blue = bytearray(dag.is_input)  # inputs start blue
     computed = bytearray(n)
     is_input, preds = dag.is_input, dag.preds
-    one_shot = variant == "one-shot"
+    at_most_once = rules.at_most_once
     _check_vertices(schedule, n)
     nred = peak = loads = stores = 0
     verts = schedule.vertices
@@ -110,7 +117,7 @@ def replay(dag: DAG, schedule: Schedule, memory: int, variant: str = "recompute"
                 if not red[p]:
                     return _fail(dag, memory, variant, schedule, i, "compute-needs-predecessors",
                                  loads, stores, peak, f"predecessor {dag.names[p]!r} is not red")
-            if one_shot:
+            if at_most_once:
                 if computed[v]:
                     return _fail(dag, memory, variant, schedule, i, "one-shot-recompute", loads,
                                  stores, peak)

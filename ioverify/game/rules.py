@@ -9,10 +9,13 @@ memory).  Start: blue on every input, no red.  Goal: blue on every output.
     delete v   cost 0  v has red; remove it
     |R| <= M at every moment, counting the pebble being placed.
 
-Moves that would change nothing are illegal, so schedules stay canonical.  Variants:
-``recompute`` (Hong-Kung's own, the default) and ``one-shot`` (every non-input vertex is computed
-exactly once; "at most once" is the rule a replay checks, and a complete schedule computes every
-vertex it needs).
+Moves that would change nothing are illegal, so schedules stay canonical.  Variants are records
+(``Variant``, registered in ``VARIANTS``): ``recompute`` (Hong-Kung's own, the default) and
+``one-shot`` (every non-input vertex is computed exactly once; "at most once" is the rule a replay
+checks, and a complete schedule computes every vertex it needs).  Each component names the
+variants it implements and refuses any other with ``UnsupportedVariant`` (``require_variant``), so
+a new record (the partial-computation game, say) is refused everywhere until it is taught:
+first the replayer, then the searches and encodings.
 
 This module and ``replay`` are the trusted base: pure Python, no solver imports.
 """
@@ -20,27 +23,86 @@ This module and ``replay`` are the trusted base: pure Python, no solver imports.
 from __future__ import annotations
 
 from array import array
+from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from ioverify.dag.jsonio import check_header, load_json_document
 from ioverify.dag.model import DAG
-from ioverify.errors import InvalidArgument, InvalidSchedule
+from ioverify.errors import InvalidArgument, InvalidSchedule, UnsupportedVariant
 
 LOAD, STORE, COMPUTE, DELETE = 0, 1, 2, 3
 MOVE_NAMES = ("load", "store", "compute", "delete")
 MOVE_CODES = {name: code for code, name in enumerate(MOVE_NAMES)}
 COST = (1, 1, 0, 0)
 
-VARIANTS = ("recompute", "one-shot")
-
 FORMAT = "ioverify-schedule"
 VERSION = 1
 
 
-def check_variant(variant: str) -> str:
-    if variant not in VARIANTS:
-        raise InvalidArgument(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-    return variant
+@dataclass(frozen=True)
+class Variant:
+    """One variant of the game as data (THEORY.md section 1).  The moves, costs and capacity rule
+    above are common to every registered variant; the fields say how a variant departs from them,
+    and are what components dispatch on.
+
+    ``name``: how the variant is written in JSON (verdicts, claims, certificates) and on the CLI.
+    ``at_most_once``: each non-input vertex is computed at most once (the replay rule
+    ``one-shot-recompute``).  A complete schedule computes every needed vertex at least once, so
+    then exactly once: the number of computes is known, which makes the compute-step encoding's
+    horizon exact (``ioverify.search``) and puts the computed set into the exhaustive search's
+    state.  False: a vertex may be recomputed any number of times.
+    ``summary``: one line for ``--help``.
+    """
+
+    name: str
+    at_most_once: bool
+    summary: str
+
+
+RECOMPUTE = Variant("recompute", at_most_once=False,
+                    summary="Hong-Kung's own: a vertex may be computed any number of times")
+ONE_SHOT = Variant("one-shot", at_most_once=True,
+                   summary="every non-input vertex is computed exactly once")
+
+# The registered variants, by name.  A record added here is refused by every component until it
+# is added to that component's IMPLEMENTED set (and taught its rules).
+VARIANTS: dict[str, Variant] = {v.name: v for v in (RECOMPUTE, ONE_SHOT)}
+
+# What the Hong-Kung components implement: the game above, with or without at-most-once.
+HONG_KUNG = frozenset({"recompute", "one-shot"})
+
+
+def variant(name_or_record: str | Variant) -> Variant:
+    """The registered ``Variant`` for a name or a record; ``UnsupportedVariant`` (exit 2) for an
+    unknown name or a record that is not the registered one of its name."""
+    known = ", ".join(VARIANTS)
+    if isinstance(name_or_record, Variant):
+        if VARIANTS.get(name_or_record.name) != name_or_record:
+            raise UnsupportedVariant(f"unregistered game variant record {name_or_record!r} "
+                                     f"(known: {known})")
+        return VARIANTS[name_or_record.name]
+    record = VARIANTS.get(name_or_record) if isinstance(name_or_record, str) else None
+    if record is None:
+        raise UnsupportedVariant(f"unknown game variant {name_or_record!r} (known: {known})")
+    return record
+
+
+def require_variant(name_or_record: str | Variant, implemented: frozenset[str],
+                    component: str) -> Variant:
+    """The registered ``Variant``, if ``component`` implements it; ``UnsupportedVariant``
+    naming the variant and what the component implements otherwise."""
+    record = variant(name_or_record)
+    if record.name not in implemented:
+        raise UnsupportedVariant(f"{component} does not implement the game variant "
+                                 f"{record.name!r} (it implements: "
+                                 f"{', '.join(sorted(implemented))})")
+    return record
+
+
+def check_variant(name_or_record: str | Variant) -> str:
+    """The name of a Hong-Kung variant (recompute or one-shot), for callers that implement
+    exactly those two; ``UnsupportedVariant`` otherwise."""
+    return require_variant(name_or_record, HONG_KUNG, "this component").name
 
 
 def check_memory(memory: int) -> int:
