@@ -47,7 +47,7 @@ def pytest_collect_file(file_path, parent):
 
 class ClaimFile(pytest.File):
     def collect(self):
-        from ioverify.claims import load_file
+        from ioverify.claims.claim import load_file
 
         for claim in load_file(self.path):
             for i, ob in enumerate(claim.obligations):
@@ -70,7 +70,7 @@ class ObligationItem(pytest.Item):
         self.obligation = obligation
 
     def runtest(self):
-        from ioverify.obligations import Budget, run
+        from ioverify.claims.run import Budget, run
 
         config = self.config
         budget = Budget(timeout=config.getoption("ioverify_budget"),
@@ -81,7 +81,7 @@ class ObligationItem(pytest.Item):
             return
         if verdict.status in ("unknown", "bounded") and \
                 config.getoption("ioverify_unknown") == "skip":
-            from ioverify.serialize import describe
+            from ioverify.certificate.body import describe
 
             pytest.skip(f"{verdict.status}: {describe(verdict)}")
         raise ObligationFailed(failure_text(self.obligation, verdict))
@@ -97,7 +97,7 @@ class ObligationItem(pytest.Item):
 
 def failure_text(obligation, verdict) -> str:
     """The failure as text, with a refuting schedule as commands a user can paste."""
-    from ioverify.serialize import describe
+    from ioverify.certificate.body import describe
 
     lines = [f"{verdict.status.upper()}: {obligation.claim} on {obligation.id}",
              f"  {describe(verdict)}"]
@@ -110,7 +110,7 @@ def failure_text(obligation, verdict) -> str:
 def paste_commands(obligation, schedule) -> list[str]:
     import json
 
-    from ioverify.obligations import build_family
+    from ioverify.claims.run import build_family
 
     spec = obligation.spec
     dag = build_family(spec)

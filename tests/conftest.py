@@ -14,8 +14,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 
 @pytest.fixture
 def z3_only(monkeypatch):
-    """Switch off the exhaustive search inside ``ioverify.search.pebble``, so that the Z3
+    """Switch off the exhaustive search inside ``ioverify.search.pebbling.pebble``, so that the Z3
     encodings (and what checks them) are what a test exercises."""
-    from ioverify import search
+    from ioverify.search import pebbling as search
 
     monkeypatch.setattr(search, "_exhaustive", lambda st, claim: "off: Z3 only")

@@ -6,7 +6,7 @@ import pytest
 import sympy
 
 from ioverify.bounds import FIRMNESS, KINDS, REGISTRY, get
-from ioverify.bounds.markdown import render
+from ioverify.report.bounds import render
 from ioverify.errors import InvalidArgument
 
 # Every result of THEORY.md, by the id its record carries.
@@ -116,6 +116,6 @@ def test_latex_forms():
 def test_docs_page_is_the_rendering_of_the_registry():
     page = Path(__file__).resolve().parent.parent / "docs" / "bounds.md"
     assert page.read_text() == render(), \
-        "docs/bounds.md is stale: python -m ioverify.bounds.markdown > docs/bounds.md"
+        "docs/bounds.md is stale: python -m ioverify.report.bounds > docs/bounds.md"
     for bound_id in REGISTRY:
         assert f"## {bound_id}" in page.read_text()

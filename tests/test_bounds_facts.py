@@ -89,7 +89,7 @@ def test_prove_all_returns_data_and_proves_everything():
 
 
 def test_findings_in_the_docs_are_backed_by_proved_facts():
-    from ioverify.bounds.markdown import FINDINGS
+    from ioverify.report.bounds import FINDINGS
 
     for fact_id, _ in FINDINGS:
         assert fact_id in FACTS  # each is proved by test_fact_is_proved

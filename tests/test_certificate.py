@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from ioverify.certificate import RELIES_ON, seal
-from ioverify.claims import Claim, exact_search, kernel, partition, symbolic
+from ioverify.certificate.format import RELIES_ON, seal
+from ioverify.claims.claim import Claim, exact_search, kernel, partition, symbolic
 from ioverify.cli import main
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN,
                              InternalError)
-from ioverify.recheck import check_file
+from ioverify.certificate.recheck import check_file
 
 ROOT = Path(__file__).resolve().parent.parent
 MATMUL = {"m": 2, "k": 2, "n": 2}
@@ -93,7 +93,7 @@ def _claim(name: str, build) -> Claim:
 
 
 def _write(cases: dict, folder: Path, budget) -> dict[str, Path]:
-    from ioverify.check import check_claims, write_certificates
+    from ioverify.claims.check import check_claims, write_certificates
 
     results = check_claims([_claim(name, build) for name, (build, _) in cases.items()], budget)
     write_certificates(results, folder, budget)
@@ -103,8 +103,8 @@ def _write(cases: dict, folder: Path, budget) -> dict[str, Path]:
 def _bounded(folder: Path) -> Path:
     """A bounded verdict is hard to provoke on a tiny instance: this one is made by hand, the
     way the runner would write it (the search found 11, the bounded encoding nothing cheaper)."""
-    from ioverify.obligations import Budget, ObligationResult
-    from ioverify.serialize import certificate_body
+    from ioverify.claims.run import Budget, ObligationResult
+    from ioverify.certificate.body import certificate_body
     from ioverify.verdict import Bounded
 
     claim = _claim("bounded", lambda c: exact_search(c, "pyramid", {"height": 3}, 3,
@@ -119,7 +119,7 @@ def _bounded(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory) -> dict[str, Path]:
-    from ioverify.obligations import Budget
+    from ioverify.claims.run import Budget
 
     folder = tmp_path_factory.mktemp("certificates")
     paths = _write(CASES, folder, Budget(timeout=60))
@@ -215,7 +215,7 @@ def _respec(**changes):
     """Edit the obligation spec and keep the obligation id consistent, as a careful forger
     would (so the rejection comes from the re-derivation, not the id)."""
     def edit(doc):
-        from ioverify.recheck import obligation_id
+        from ioverify.certificate.recheck import obligation_id
 
         spec = doc["obligation"]["spec"]
         for key, value in changes.items():
@@ -531,7 +531,7 @@ def test_json_output_has_a_record_per_file(certs, tmp_path, capsys):
 
 
 def test_an_internal_failure_is_exit_4_for_that_file_only(certs, monkeypatch, capsys):
-    from ioverify import recheck
+    from ioverify.certificate import recheck as recheck
 
     def broken(doc, log):
         raise KeyError("a bug")
@@ -583,9 +583,10 @@ def test_z3_proved_fact_is_not_rechecked_without_z3(certs):
                                             ("binary-tree", {"leaves": 8}),
                                             ("attention-forward", {"n": 2, "d": 1})])
 def test_recomputed_lemmas_agree_with_the_searches(family, params):
-    from ioverify import recheck, search
+    from ioverify.certificate import recheck
+    from ioverify.search import pebbling as search
     from ioverify.dag.registry import build
-    from ioverify.partition_search import counting_lower_bound
+    from ioverify.search.partition import counting_lower_bound
 
     dag = build({"family": family, "params": params})
     assert recheck.trivial_lower_bound(dag) == search.trivial_lower_bound(dag)
@@ -595,7 +596,8 @@ def test_recomputed_lemmas_agree_with_the_searches(family, params):
 
 
 def test_recomputed_ids_and_claims_agree_with_the_runner():
-    from ioverify import obligations, recheck
+    from ioverify.certificate import recheck
+    from ioverify.claims import run as obligations
 
     for name, (build, _) in {**CASES, **SOLVER_CASES}.items():
         ob = build(name)
@@ -646,7 +648,7 @@ def test_written_dags_and_schedules_fit_their_schemas():
     from ioverify.dag import pyramid
     from ioverify.dag.jsonio import dag_to_dict
     from ioverify.schemas import validate
-    from ioverify.search import greedy_schedule
+    from ioverify.search.pebbling import greedy_schedule
 
     dag = pyramid(3)
     validate(dag_to_dict(dag), "ioverify-dag", "a written DAG")

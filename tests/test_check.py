@@ -13,7 +13,7 @@ import pytest
 from ioverify.cli import main
 
 CLAIM_FILE = '''
-from ioverify.claims import Claim, exact_search
+from ioverify.claims.claim import Claim, exact_search
 
 CLAIMS = [Claim(
     id="{id}", title="Pyramid of height 3", statement="{statement}",
@@ -70,7 +70,7 @@ def _certificate(tmp_path) -> Path:
 
 
 def _reseal(doc):
-    from ioverify.certificate import seal
+    from ioverify.certificate.format import seal
 
     return seal({k: v for k, v in doc.items() if k not in ("digest", "format", "version")})
 

@@ -38,7 +38,7 @@ def files(tmp_path_factory):
                                 ("verified", 3, 1)):
         paths[f"claims-{name}"].write_text(_claim_file(memory, bound))
     paths["claims-at-most"].write_text(textwrap.dedent("""
-        from ioverify.claims import Claim, partition
+        from ioverify.claims.claim import Claim, partition
         CLAIMS = [Claim("optimum-2", "matmul(2,2,2) costs 2 at M = 3", "a wrong figure", "tests",
                         "user", "recompute", (partition("optimum-2", "matmul",
                         {"m": 2, "k": 2, "n": 2}, 3, at_most=2),))]
@@ -48,7 +48,7 @@ def files(tmp_path_factory):
 
 def _claim_file(memory: int, bound: int | None) -> str:
     return textwrap.dedent(f"""
-        from ioverify.claims import Claim, exact_search
+        from ioverify.claims.claim import Claim, exact_search
         CLAIMS = [Claim("tiny", "a tiny claim", "pyramid(2) needs I/O", "tests", "user",
                         "recompute", (exact_search("tiny", "pyramid", {{"height": 2}}, {memory},
                                                    lower_bound={bound!r}),))]

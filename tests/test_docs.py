@@ -38,15 +38,15 @@ def test_every_public_strategy_is_documented():
 
 @pytest.mark.parametrize("page", ["reference/cli.md", "reference/api.md"])
 def test_generated_reference_is_current(page):
-    from ioverify.docgen import PAGES
+    from ioverify.cli.reference import PAGES
 
     assert (DOCS / page).read_text() == PAGES[page](), \
-        f"docs/{page} is stale: run `python -m ioverify.docgen`"
+        f"docs/{page} is stale: run `python -m ioverify.cli.reference`"
 
 
 def test_every_shipped_claim_has_a_page():
-    from ioverify.claims import load
-    from ioverify.report import page_name
+    from ioverify.claims.claim import load
+    from ioverify.report.claims import page_name
 
     claims = load([ROOT / "proofs"])
     assert claims

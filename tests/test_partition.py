@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 
 from ioverify.dag import DAG, binary_tree, matmul, pyramid
 from ioverify.errors import InvalidArgument
-from ioverify.partition import (CONDITIONS, check_partition, dominates, dominator_size,
+from ioverify.game.partition import (CONDITIONS, check_partition, dominates, dominator_size,
                                 min_dominator, minimum_set, partition_lower_bound,
                                 parts_from_names, parts_to_names)
 from ioverify.strategies import dags
@@ -184,5 +184,5 @@ def test_names_round_trip():
 
 
 def test_checker_does_not_import_z3():
-    code = "import sys, ioverify.partition; assert 'z3' not in sys.modules, 'z3 imported'"
+    code = "import sys, ioverify.game.partition; assert 'z3' not in sys.modules, 'z3 imported'"
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -14,9 +14,9 @@ from ioverify.dag.jsonio import dag_to_json
 from ioverify.encode.partition import PartitionEncoding, encode_partition
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game.exhaustive import exhaustive_optimum
-from ioverify import partition_search
-from ioverify.partition import check_partition
-from ioverify.partition_search import core_dag, partition_bound, search_partition
+from ioverify.search import partition as partition_search
+from ioverify.game.partition import check_partition
+from ioverify.search.partition import core_dag, partition_bound, search_partition
 from ioverify.strategies import dags, memory_sizes
 from ioverify.verdict import Infeasible, Unknown, Verified, is_proof
 

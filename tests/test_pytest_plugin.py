@@ -8,7 +8,7 @@ import sys
 pytest_plugins = ["pytester"]
 
 CLAIMS = '''
-from ioverify.claims import Claim, exact_search
+from ioverify.claims.claim import Claim, exact_search
 
 CLAIMS = [
     Claim(id="pyramid-true", title="t", statement="s", source="user", firmness="user",

@@ -8,7 +8,7 @@ from ioverify.dag import binary_tree, matmul, pyramid
 from ioverify.dag.model import DAGBuilder
 from ioverify.errors import InvalidArgument
 from ioverify.game.replay import replay
-from ioverify.search import (compute_demands, greedy_schedule, pebble, single_use_lemma,
+from ioverify.search.pebbling import (compute_demands, greedy_schedule, pebble, single_use_lemma,
                              trivial_lower_bound)
 from ioverify.verdict import Infeasible, Optimal, Refuted, Verified, is_proof, verdict_to_json
 

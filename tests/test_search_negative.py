@@ -9,7 +9,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ioverify import search
+from ioverify.search import pebbling as search
 from ioverify.cli import main
 from ioverify.dag import attention_forward, matmul, pyramid
 from ioverify.dag.jsonio import dag_to_json
@@ -332,8 +332,8 @@ def test_cli_rlimit_unknown_exit_3_with_the_budget(tmp_path, capsys):
 
 
 def test_obligation_budget_is_threaded_and_recorded():
-    from ioverify.claims import Obligation
-    from ioverify.obligations import Budget, run
+    from ioverify.claims.claim import Obligation
+    from ioverify.claims.run import Budget, run
 
     budget = Budget(timeout=60.0, rlimit=1000, max_states=1)
     assert budget.to_json() == {"timeout": 60.0, "seed": 0, "rlimit": 1000, "max_states": 1}

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from ioverify import search
+from ioverify.search import pebbling as search
 from ioverify.cli import main
 from ioverify.dag import pyramid
 from ioverify.dag.jsonio import dag_to_json

@@ -33,7 +33,7 @@ def instances(quick: bool):
 def optimum(name: str, dag, memory: int, budget: float) -> tuple[str, int | None]:
     """(source, value) of the exact recompute optimum, or ("?", None) if not known in budget.
     The exhaustive search runs as ``ioverify pebble --method exhaustive`` runs it."""
-    from ioverify.search import pebble
+    from ioverify.search.pebbling import pebble
 
     if budget > 0:
         verdict = pebble(dag, memory, method="exhaustive", timeout=budget)
@@ -45,7 +45,7 @@ def optimum(name: str, dag, memory: int, budget: float) -> tuple[str, int | None
 
 
 def run(quick: bool = False) -> int:
-    from ioverify.partition_search import search_partition
+    from ioverify.search.partition import search_partition
 
     print(f"machine: {platform.machine()} {platform.python_implementation()} "
           f"{platform.python_version()}; Z3 timeout {TIMEOUT:.0f} s per instance")

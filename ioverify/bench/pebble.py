@@ -39,7 +39,7 @@ def row(label: str, memory: int, variant: str, verdict, seconds: float) -> str:
 
 
 def run(quick: bool = False, method: str = "auto") -> int:
-    from ioverify.search import pebble, trivial_lower_bound
+    from ioverify.search.pebbling import pebble, trivial_lower_bound
 
     print(f"machine: {platform.machine()} {platform.python_implementation()} "
           f"{platform.python_version()}; method {method}")

@@ -2,7 +2,7 @@
 
 Each fact is a small function returning a ``FactResult`` whose status is ``proved``, ``refuted``
 or ``unknown`` (never a bool, and ``unknown`` is never upgraded).  A fact is proved by a SymPy
-identity or solution set, or by Z3 over the WHOLE region (``ioverify.bounds.smt.forall``: the
+identity or solution set, or by Z3 over the WHOLE region (``ioverify.encode.arithmetic.forall``: the
 negation is unsatisfiable), never by sampling; a refutation carries a concrete instance checked
 exactly.  The building blocks (``identity``, ``crossover``, ``at_most``, ``smallest_constant``,
 ``nonincreasing_in_M``) are public so a claim or a test can state a variant, including a wrong
@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import sympy
 from sympy import Eq, Min, ceiling, floor, sqrt
 
-from ioverify.bounds import smt
+from ioverify.encode import arithmetic as smt
 from ioverify.bounds.records import get
 from ioverify.bounds.symbols import B, B_c, B_r, M, Z_QK, Z_in, a, b, d, m, n
 from ioverify.errors import InternalError, InvalidArgument

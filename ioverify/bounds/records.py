@@ -49,7 +49,7 @@ GAME = [
           f"{HK}, Thm 3.1 / Lemma 3.1; {LEAN}", "paper", "lower", "recompute",
           "any DAG (corrected rules: inputs are exactly the sources and are never computed)",
           (M, P), sympy.true, M * (P - 1), section="§2", family=None,
-          notes="P is P(2M) of the DAG at hand; see ioverify.partition_search."),
+          notes="P is P(2M) of the DAG at hand; see ioverify.search.partition."),
     Bound("hong-kung-dominated-size", "Hong-Kung, dominated-size form",
           "If every set dominated by at most 2M vertices has at most U vertices, then "
           "q >= M |V| / U - M.",

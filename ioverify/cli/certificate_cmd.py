@@ -41,7 +41,7 @@ def register(sub) -> None:
 
 def _check(args) -> int:
     from ioverify.errors import exit_code_of, worst_exit
-    from ioverify.recheck import check_file
+    from ioverify.certificate.recheck import check_file
 
     outcomes = [check_file(path, debug=args.debug) for path in args.files]
     code = worst_exit(o.exit_code for o in outcomes)

@@ -53,10 +53,10 @@ def _progress(result) -> None:
 
 
 def _check(args) -> int:
-    from ioverify.check import check_claims, write_certificates
-    from ioverify.claims import load
-    from ioverify.obligations import Budget
-    from ioverify.report import write_pages
+    from ioverify.claims.check import check_claims, write_certificates
+    from ioverify.claims.claim import load
+    from ioverify.claims.run import Budget
+    from ioverify.report.claims import write_pages
     from ioverify.verdict import exit_code, merge
 
     claims = load(args.paths or [shipped_proofs()])
@@ -72,7 +72,7 @@ def _check(args) -> int:
 
 
 def _print(results, certs, pages, overall, as_json) -> None:
-    from ioverify.serialize import describe
+    from ioverify.certificate.body import describe
 
     if as_json:
         print_json({"status": overall.status, "claims": [

@@ -34,8 +34,8 @@ def register(sub) -> None:
 def _partition(args) -> int:
     from ioverify.dag.jsonio import read_dag
     from ioverify.game.rules import infeasibility
-    from ioverify.partition import parts_to_names
-    from ioverify.partition_search import core_dag, search_partition, verdict_of
+    from ioverify.game.partition import parts_to_names
+    from ioverify.search.partition import core_dag, search_partition, verdict_of
     from ioverify.verdict import Infeasible
 
     dag = read_dag(args.dag)

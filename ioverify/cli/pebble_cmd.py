@@ -1,6 +1,6 @@
 """``ioverify pebble DAG --memory M [--variant NAME | --one-shot] [--claim-lower-bound L]
 [--timeout S] [--rlimit N] [--max-states N] [--json] [--schedule-out FILE]
-[--method auto|exhaustive|z3]``: the exact pebbling search of ``ioverify.search`` (issue 3)."""
+[--method auto|exhaustive|z3]``: the exact pebbling search of ``ioverify.search.pebbling`` (issue 3)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def _pebble(args) -> int:
     from ioverify.cli.common import write_text
     from ioverify.dag.jsonio import read_dag
     from ioverify.game.rules import require_variant
-    from ioverify.search import IMPLEMENTED, budget_record, pebble, state_cap
+    from ioverify.search.pebbling import IMPLEMENTED, budget_record, pebble, state_cap
     from ioverify.verdict import exit_code, verdict_to_json
 
     variant = require_variant(variant_of(args), IMPLEMENTED, "the pebbling search")

@@ -11,7 +11,7 @@ and every schedule decoded from a model is replayed by the caller.  If PySAT is 
 
 Work budget: Glucose has no resource units like Z3's ``rlimit``; the deterministic budget it has
 is a cap on conflicts or on unit propagations per call.  ``SatQuery`` takes the caller's rlimit as
-a propagation cap (``prop_budget``), the closer of the two to what Z3 counts (``ioverify.solve``).
+a propagation cap (``prop_budget``), the closer of the two to what Z3 counts (``ioverify.solve.query``).
 A call that reaches it answers "unknown", like an interrupted one.  Glucose checks the cap between
 restarts, so a call runs on to its next restart (one that finishes before any restart is never
 stopped); where it stops is still the same on every machine.
@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 
 from ioverify.errors import InternalError
-from ioverify.solve import z3
+from ioverify.solve.query import z3
 
 SOLVER = "glucose4"
 

@@ -10,7 +10,7 @@ Variables, for vertices v and part numbers j = 0 .. h-1:
 
 Each condition of the definition is one function below.  The encoding is exact, not an
 approximation: every model decodes to an S-partition (the decoder's output is re-checked by the
-independent checker ``ioverify.partition`` anyway), and every S-partition with at most h parts,
+independent checker ``ioverify.game.partition`` anyway), and every S-partition with at most h parts,
 numbered in a topological order of its parts, gives a model (choose D_j a minimum dominator and
 ``open_`` the true unblocked-reachable set).  The reachability is encoded by closure implications
 only; because any set closed under them contains the true unblocked-reachable set, forbidding
@@ -25,7 +25,7 @@ from typing import Any
 
 from ioverify.dag.model import DAG
 from ioverify.errors import InvalidArgument
-from ioverify.solve import Query
+from ioverify.solve.query import Query
 
 
 @dataclass
@@ -55,7 +55,7 @@ class PartitionEncoding:
 
     @property
     def z(self):
-        from ioverify.solve import z3
+        from ioverify.solve.query import z3
 
         return z3()
 
@@ -103,7 +103,7 @@ def encode_partition(dag: DAG, S: int, h: int, *, seed: int = 0, rlimit: int | N
 
 
 def query_z3():
-    from ioverify.solve import z3
+    from ioverify.solve.query import z3
 
     return z3()
 

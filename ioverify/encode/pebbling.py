@@ -14,7 +14,7 @@ after it (``store[t]``).  This loses no schedule:
 Every rule of the game is one function below, named after the rule it encodes; ``encode`` picks
 them from the tables ``GAME_RULES``, ``AT_MOST_ONCE_RULES`` and ``RECOMPUTE_RULES`` by the
 variant's ``at_most_once`` field, and refuses a variant not in ``IMPLEMENTED``.  Z3 comes only
-through ``ioverify.solve``; the schedule decoded from a model is replayed by the caller.
+through ``ioverify.solve.query``; the schedule decoded from a model is replayed by the caller.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ioverify.dag.model import DAG
 from ioverify.game.rules import Schedule, Variant, require_variant
-from ioverify.solve import Query, z3
+from ioverify.solve.query import Query, z3
 
 # The variants this encoding implements; any other is refused with UnsupportedVariant.
 IMPLEMENTED = frozenset({"recompute", "one-shot"})
@@ -72,10 +72,10 @@ def encode(dag: DAG, memory: int, variant: str | Variant, steps: int, *, seed: i
            max_computes=None) -> Encoding:
     """All rules of ``variant`` (a name or a ``Variant``) for ``steps`` compute steps; the I/O
     budget is added by the caller with ``limit_io``.  ``rlimit``: Z3's work budget per solver
-    call (``ioverify.solve.Query``).  ``symmetry`` (optional) is a pair (first, second) of orbit
+    call (``ioverify.solve.query.Query``).  ``symmetry`` (optional) is a pair (first, second) of orbit
     representatives for the first two computes (see ``symmetry_first_computes``);
     ``max_computes`` (optional, recompute) caps the computes of each vertex (a normal form the
-    caller proved, ``ioverify.search.compute_demands``)."""
+    caller proved, ``ioverify.search.pebbling.compute_demands``)."""
     rules = require_variant(variant, IMPLEMENTED, "the Z3 pebbling encoding")
     vertices = useful_vertices(dag)
     computable = tuple(v for v in vertices if not dag.is_input[v])

@@ -49,7 +49,7 @@ class Variant:
     ``at_most_once``: each non-input vertex is computed at most once (the replay rule
     ``one-shot-recompute``).  A complete schedule computes every needed vertex at least once, so
     then exactly once: the number of computes is known, which makes the compute-step encoding's
-    horizon exact (``ioverify.search``) and puts the computed set into the exhaustive search's
+    horizon exact (``ioverify.search.pebbling``) and puts the computed set into the exhaustive search's
     state.  False: a vertex may be recomputed any number of times.
     ``summary``: one line for ``--help``.
     """

@@ -15,7 +15,7 @@ map to Z3 arithmetic; ``x**(p/2)`` introduces ``t >= 0, t*t == x``; ``floor``/``
 auxiliary with ``f <= x < f + 1`` (an integer in step 2); ``Min``/``Max``/``Piecewise`` become
 ``If``.  A divisibility condition ``Eq(Mod(y, x), 0)`` is dropped from the hypotheses in step 1
 (a relaxation: sound for proofs) and encoded as ``y == x*q`` with an integer ``q`` in step 2; it
-is refused in a goal.  Z3 is reached only through ``ioverify.solve``.
+is refused in a goal.  Z3 is reached only through ``ioverify.solve.query``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from fractions import Fraction
 
 import sympy
 
-from ioverify import solve
+from ioverify.solve import query as solve
 from ioverify.errors import InternalError
 
 DEFAULT_RLIMIT = 4_000_000

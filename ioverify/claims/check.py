@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ioverify.claims import Claim, Obligation
-from ioverify.obligations import Budget, ObligationResult, run
+from ioverify.claims.claim import Claim, Obligation
+from ioverify.claims.run import Budget, ObligationResult, run
 from ioverify.verdict import Verdict, merge
 
 
@@ -109,9 +109,9 @@ def write_certificates(claim_results: list[ClaimResult], folder: Path, budget: B
     """One sealed certificate per obligation, named after the claim and obligation ids."""
     import json
 
-    from ioverify.certificate import seal
+    from ioverify.certificate.format import seal
     from ioverify.cli.common import write_text
-    from ioverify.serialize import certificate_body
+    from ioverify.certificate.body import certificate_body
 
     folder.mkdir(parents=True, exist_ok=True)
     paths = []

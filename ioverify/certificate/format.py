@@ -2,7 +2,7 @@
 
 This module is the format: the errors a re-check ends in, the seal (format, version, digest),
 the reader (structure validated against the shipped JSON Schema before anything reads the
-content) and the table of what a verdict relies on.  Re-checking is ``ioverify.recheck``, which
+content) and the table of what a verdict relies on.  Re-checking is ``ioverify.certificate.recheck``, which
 imports this module and never the reverse.
 
 A certificate says what was claimed, on which instance (the DAG itself is embedded), what the
@@ -131,7 +131,7 @@ RELIES_ON = {
     "one-shot-exact-horizon": "the SAT back end (Glucose through PySAT on Z3's CNF of the "
                               "encoding, or Z3 alone) answered unsat for every one-shot schedule "
                               "under the claimed I/O at the exact one-shot horizon",
-    "proved-horizon": "the demand-count lemma (ioverify.search.compute_demands) bounding the "
+    "proved-horizon": "the demand-count lemma (ioverify.search.pebbling.compute_demands) bounding the "
                       "computes, and the SAT back end's unsat answer within that horizon",
     "partition-lemma": "Z3 answered unsat for every 2M-partition with fewer parts "
                        "(Hong-Kung Lemma 3.1 turns the part count into the bound)",

@@ -6,11 +6,11 @@ The least number of parts P(S) of an S-partition is bracketed by
   (``ioverify.encode.partition``), each proving P(S) >= h + 1;
 - an upper end: a witness partition, first a greedy one, then the models of "sat at h" answers.
 
-Every witness is re-checked by the independent checker ``ioverify.partition.check_partition``
+Every witness is re-checked by the independent checker ``ioverify.game.partition.check_partition``
 before it is used; a failure raises ``InternalError``.  The bracket is narrowed from below, one
 part at a time, until it closes (P(S) exact) or the time or work budget runs out.  Whatever
 lower end was proved gives a valid I/O lower bound M * (lower - 1) even when P(S) is not exact.
-The work budget is Z3's ``rlimit`` per query (``ioverify.solve``): unlike the timeout it stops at
+The work budget is Z3's ``rlimit`` per query (``ioverify.solve.query``): unlike the timeout it stops at
 the same point on every machine; the evidence records it (``"budget"``).
 """
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
-from ioverify.partition import (check_partition, core_dag, dominator_size, minimum_set,
+from ioverify.game.partition import (check_partition, core_dag, dominator_size, minimum_set,
                                 parts_to_names, partition_lower_bound)
 from ioverify.verdict import Evidence, Infeasible, Unknown, Verdict, Verified
 

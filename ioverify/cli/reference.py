@@ -1,6 +1,6 @@
 """Reference pages generated from the code itself: the CLI (from argparse) and the Python API
 (from signatures and docstrings).  A test fails when the committed pages differ from these, so the
-reference cannot drift.  Regenerate with ``python -m ioverify.docgen``.
+reference cannot drift.  Regenerate with ``python -m ioverify.cli.reference``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 API_MODULES = (
     "ioverify.dag", "ioverify.game", "ioverify.game.exhaustive", "ioverify.verdict",
-    "ioverify.partition", "ioverify.partition_search", "ioverify.search", "ioverify.bounds",
-    "ioverify.trace", "kernels", "ioverify.claims", "ioverify.obligations", "ioverify.check",
-    "ioverify.certificate", "ioverify.strategies",
+    "ioverify.game.partition", "ioverify.search.partition", "ioverify.search.pebbling", "ioverify.bounds",
+    "ioverify.trace", "kernels", "ioverify.claims.claim", "ioverify.claims.run", "ioverify.claims.check",
+    "ioverify.certificate.format", "ioverify.strategies",
 )
 
 
@@ -59,7 +59,7 @@ def _public(module):
 
 def api_page() -> str:
     lines = ["# Python API", "", "Generated from signatures and docstrings "
-             "(`python -m ioverify.docgen`).", ""]
+             "(`python -m ioverify.cli.reference`).", ""]
     for name in API_MODULES:
         try:
             module = importlib.import_module(name)

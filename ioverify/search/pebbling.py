@@ -30,7 +30,7 @@
    Nothing else upgrades a bounded or unknown answer.
 5. Deterministic: fixed seeds, fixed state caps; no wall-clock limit unless ``timeout`` is
    given.  A work budget bounds the search the same way on every machine: ``rlimit`` per solver
-   call (Z3's resource units, or Glucose's propagations: ``ioverify.solve``) and ``max_states``
+   call (Z3's resource units, or Glucose's propagations: ``ioverify.solve.query``) and ``max_states``
    for the exhaustive search.  Hitting it gives ``Unknown`` with the bounds reached, never a
    proof; every proof's evidence records the budget it ran under (``"budget"``).
 6. Variants are ``ioverify.game.rules.Variant`` records; the routes dispatch on
@@ -78,7 +78,7 @@ class _State:
     lower: int
     lower_evidence: Evidence  # what proves ``lower``
     exhaustive: bool = True  # try the exhaustive search before Z3
-    rlimit: int | None = None  # work budget per solver call (ioverify.solve)
+    rlimit: int | None = None  # work budget per solver call (ioverify.solve.query)
     max_states: int | None = None  # the exhaustive search's state cap (None: not run)
     timeout: float | None = None  # as given, for the record
 
@@ -509,7 +509,7 @@ def _one_shot_route(st: _State, claim: int | None) -> Verdict:
         if not st.variant.at_most_once:
             evidence = Evidence("proved-horizon", {**detail, "horizon_computes": steps,
                                                    "lemma": "demand-count, every c(u) = 1 "
-                                                   "(ioverify.search.compute_demands)"})
+                                                   "(ioverify.search.pebbling.compute_demands)"})
         st.raise_lower(result.target + 1, evidence)
     settled = _settled(st, claim)
     if settled is not None:
@@ -545,7 +545,7 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
             st.raise_lower(bounded.target + 1, Evidence("proved-horizon", {
                 "method": "z3-compute-steps", "steps": steps, "unsat_budget": bounded.target,
                 "automorphisms": bounded.group, "horizon_computes": horizon,
-                "lemma": "demand-count (ioverify.search.compute_demands)",
+                "lemma": "demand-count (ioverify.search.pebbling.compute_demands)",
                 "backend": backend_name()}))
         settled = _settled(st, claim)
         if settled is not None:

@@ -22,19 +22,19 @@ def verdict_json(verdict: Verdict, dag=None) -> dict[str, Any]:
 
 
 def relies_on(verdict: Verdict) -> list[str]:
-    """What ``verdict`` relies on beyond its replayed witness (``ioverify.certificate.relies_on``,
+    """What ``verdict`` relies on beyond its replayed witness (``ioverify.certificate.format.relies_on``,
     the table the re-check computes again)."""
-    from ioverify.certificate import relies_on as from_json
+    from ioverify.certificate.format import relies_on as from_json
 
     return from_json(verdict_json(verdict))
 
 
 def certificate_body(claim, result, budget) -> dict:
-    """The body of the certificate of one obligation result (``ioverify.certificate.seal`` adds
-    the format, version and digest).  The re-checker (``ioverify.recheck``) does not use this
+    """The body of the certificate of one obligation result (``ioverify.certificate.format.seal`` adds
+    the format, version and digest).  The re-checker (``ioverify.certificate.recheck``) does not use this
     module: it reads only the sealed document."""
-    from ioverify.certificate import relies_on as relies_on_json
-    from ioverify.certificate import tool_versions
+    from ioverify.certificate.format import relies_on as relies_on_json
+    from ioverify.certificate.format import tool_versions
 
     ob, verdict = result.obligation, result.verdict
     dag = _instance_dag(ob)

@@ -3,7 +3,7 @@
 A claim file is a Python module that defines ``CLAIMS``, a list of ``Claim``.  Each claim lists
 ``Obligation``s: one check on one instance, as plain JSON-able data, so that obligations can be
 shipped to other processes, written into certificates and re-run.  Running them is
-``ioverify.obligations``; this module only describes and loads.
+``ioverify.claims.run``; this module only describes and loads.
 
 Obligation kinds (``Obligation.kind``):
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ioverify.check import ClaimResult
-from ioverify.claims import Claim
+from ioverify.claims.check import ClaimResult
+from ioverify.claims.claim import Claim
 
 STATUS_WORDS = {
     "optimal": "optimal (proved)", "verified": "verified", "refuted": "REFUTED",
@@ -24,7 +24,7 @@ def page_name(claim: Claim) -> str:
 
 
 def _evidence(result) -> str:
-    from ioverify.serialize import describe
+    from ioverify.certificate.body import describe
 
     v = result.verdict
     evidence = getattr(v, "evidence", None)
@@ -109,7 +109,7 @@ def index_page(claim_results: list[ClaimResult], images: list[str] = ()) -> str:
 
 def write_pages(claim_results: list[ClaimResult], folder: Path, plots: bool = False) -> list[Path]:
     """The claim pages and the index; with ``plots`` (and matplotlib installed) the plots too."""
-    from ioverify.certificate import tool_versions
+    from ioverify.certificate.format import tool_versions
     from ioverify.cli.common import write_text
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -121,7 +121,7 @@ def write_pages(claim_results: list[ClaimResult], folder: Path, plots: bool = Fa
         written.append(path)
     images = sorted(p.name for p in (folder / "img").glob("*.png"))  # kept if not redrawn
     if plots:
-        from ioverify import plots as plotting
+        from ioverify.report import plots as plotting
 
         if plotting.available():
             images = [p.name for p in plotting.write_all(folder / "img", claim_results)]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ioverify.claims import Obligation
+from ioverify.claims.claim import Obligation
 from ioverify.errors import InvalidArgument
 from ioverify.verdict import Evidence, Optimal, Refuted, Unknown, Verdict, Verified
 
@@ -22,7 +22,7 @@ from ioverify.verdict import Evidence, Optimal, Refuted, Unknown, Verdict, Verif
 class Budget:
     """Per-obligation limits: seconds for each search, the seed every solver uses, and a work
     budget that stops a search at the same point on every machine: ``rlimit`` per solver call
-    (Z3 resource units; Glucose propagations, see ``ioverify.solve``) and ``max_states`` for
+    (Z3 resource units; Glucose propagations, see ``ioverify.solve.query``) and ``max_states`` for
     the exhaustive pebbling search (None: the search's own defaults)."""
 
     timeout: float = 120.0
@@ -87,7 +87,7 @@ def resolve_lower_bound(spec: dict) -> tuple[int | None, dict]:
 # --- runners -------------------------------------------------------------------------------------
 
 def run_exact_search(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
-    from ioverify.search import pebble
+    from ioverify.search.pebbling import pebble
 
     dag = build_family(spec)
     memory, variant = spec["memory"], spec.get("variant", "recompute")
@@ -118,7 +118,7 @@ def _compare_optimum(found: Optimal, expected: int, claim: int | None, variant: 
 
 
 def run_partition(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
-    from ioverify.partition_search import partition_bound
+    from ioverify.search.partition import partition_bound
 
     dag = build_family(spec)
     verdict = partition_bound(dag, spec["memory"], timeout=budget.timeout, seed=budget.seed,

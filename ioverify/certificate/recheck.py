@@ -1,6 +1,6 @@
 """Re-checking a certificate: every field re-derived from the instance, never read back.
 
-``check(doc)`` validates the structure (``ioverify.certificate.validate``) and the digest, then
+``check(doc)`` validates the structure (``ioverify.certificate.format.validate``) and the digest, then
 rebuilds the contract from the obligation's spec and re-derives the verdict, one function per
 obligation kind, and compares what it derived with every field the certificate states, the
 status included:
@@ -20,7 +20,7 @@ status included:
 * **symbolic**: the fact re-proved; a fact whose proof needs Z3 is *not re-checked* when Z3
   cannot be imported (``NotRechecked``), never accepted.
 
-``relies_on`` is computed from the evidence (``ioverify.certificate.relies_on``) and must equal
+``relies_on`` is computed from the evidence (``ioverify.certificate.format.relies_on``) and must equal
 the stated list.  Fields that record how a verdict was reached but decide nothing are not
 compared: ``seconds``, ``tools``, the claim's prose, ``heavy``, and the budgets, state counts,
 solver back end, automorphism count and lemma name (``EVIDENCE_FIELDS``, "recorded only");
@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from ioverify.certificate import CertificateRejected, NotRechecked, digest, read, validate
-from ioverify.certificate import relies_on as relies_on_of
+from ioverify.certificate.format import CertificateRejected, NotRechecked, digest, read, validate
+from ioverify.certificate.format import relies_on as relies_on_of
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_UNKNOWN,
                              IOVerifyError, InvalidFormat, exit_code_of)
 from ioverify.verdict import EVIDENCE_KINDS
@@ -251,7 +251,7 @@ def _no_instance(doc: dict) -> None:
 
 
 def obligation_id(kind: str, spec: dict) -> str:
-    """The readable id of an obligation (``ioverify.claims.Obligation.id``, computed here again
+    """The readable id of an obligation (``ioverify.claims.claim.Obligation.id``, computed here again
     so the re-check does not import the claims layer)."""
     if kind == "symbolic":
         return f"symbolic/{spec['fact']}"
@@ -334,7 +334,7 @@ def _feasibility(doc: dict, dag, memory: int, log: _Log) -> bool:
 
 
 def _bound_value(bound_id: str, params: dict, memory: int):
-    """A bound evaluated on an instance, exactly (``ioverify.obligations.bound_value``)."""
+    """A bound evaluated on an instance, exactly (``ioverify.claims.run.bound_value``)."""
     from ioverify.bounds import get
 
     bound = get(bound_id)
@@ -348,7 +348,7 @@ def _bound_value(bound_id: str, params: dict, memory: int):
 
 def _claimed_lower_bound(spec: dict) -> tuple[int | None, dict]:
     """The spec's claimed lower bound, re-resolved: a number, or a bound id evaluated on the
-    instance and rounded up (``ioverify.obligations.resolve_lower_bound``)."""
+    instance and rounded up (``ioverify.claims.run.resolve_lower_bound``)."""
     claim = spec.get("lower_bound")
     if claim is None:
         return None, {}
@@ -375,12 +375,12 @@ def useful_vertices(dag) -> list[int]:
 
 def trivial_lower_bound(dag) -> int:
     """Every needed input is loaded once and every output stored once
-    (``ioverify.search.trivial_lower_bound``)."""
+    (``ioverify.search.pebbling.trivial_lower_bound``)."""
     return sum(1 for v in useful_vertices(dag) if dag.is_input[v]) + len(dag.outputs)
 
 
 def compute_demands(dag) -> dict[int, int]:
-    """The demand-count lemma's c(u) (``ioverify.search.compute_demands``, where it is proved)."""
+    """The demand-count lemma's c(u) (``ioverify.search.pebbling.compute_demands``, where it is proved)."""
     needed = set(useful_vertices(dag))
     demand: dict[int, int] = {}
     for u in sorted(needed, reverse=True):
@@ -391,7 +391,7 @@ def compute_demands(dag) -> dict[int, int]:
 
 def counting_lower_bound(dag, S: int) -> int:
     """P(S) >= ceil(#inputs / S) and >= ceil(#sinks / S)
-    (``ioverify.partition_search.counting_lower_bound``, where it is argued)."""
+    (``ioverify.search.partition.counting_lower_bound``, where it is argued)."""
     sinks = sum(1 for succ in dag.succs if not succ)
     return max(1, -(-len(dag.inputs) // S), -(-sinks // S))
 
@@ -536,7 +536,7 @@ def _horizon_evidence(dag, memory, variant, evidence, figure, log) -> None:
         log.rechecked.append(f"the solver's unsat re-derived by exhaustive search: no {variant} "
                              f"schedule with I/O < {proved} ({result.states} states)")
         return
-    from ioverify.certificate import RELIES_ON
+    from ioverify.certificate.format import RELIES_ON
 
     log.relies_on.append(RELIES_ON[kind])
     log.not_rederived.append(f"the solver's unsat at budget {proved - 1}: the exhaustive "
@@ -649,7 +649,7 @@ EXACT_STATUSES = {
 # --- partition ------------------------------------------------------------------------------------
 
 def check_partition(doc: dict, log: _Log) -> None:
-    from ioverify.partition import core_dag
+    from ioverify.game.partition import core_dag
 
     spec, verdict = doc["obligation"]["spec"], doc["verdict"]
     dag = _instance(doc, log)
@@ -676,7 +676,7 @@ def check_partition(doc: dict, log: _Log) -> None:
 def _provable_parts(core, S: int) -> tuple[int, str]:
     """The least number of parts this re-check proves without a solver: the counting bound,
     and 2 when the whole core is not one S-partition part."""
-    from ioverify.partition import check_partition as is_partition
+    from ioverify.game.partition import check_partition as is_partition
 
     lower, how = counting_lower_bound(core, S), "by counting inputs and sinks"
     if lower < 2 and not is_partition(core, S, [list(range(len(core)))]).ok:
@@ -685,7 +685,7 @@ def _provable_parts(core, S: int) -> tuple[int, str]:
 
 
 def _partition_verified(doc, dag, core, memory, log) -> None:
-    from ioverify.partition import check_partition as is_partition
+    from ioverify.game.partition import check_partition as is_partition
 
     verdict, spec, S = doc["verdict"], doc["obligation"]["spec"], 2 * memory
     evidence = verdict["evidence"]
@@ -732,7 +732,7 @@ def _parts_lower_end(core, S: int, lower: int, lower_by: str, log: _Log) -> None
         log.rechecked.append(f"P({S}) >= {lower} re-derived {how}: the bound is "
                              f"M (P - 1) by Hong-Kung Lemma 3.1")
         return
-    from ioverify.certificate import RELIES_ON
+    from ioverify.certificate.format import RELIES_ON
 
     log.relies_on.append(RELIES_ON["partition-lemma"])
     log.not_rederived.append(f"P({S}) >= {lower}: without a solver only P({S}) >= "

@@ -1,0 +1,10 @@
+"""Claims: what a paper or a user asserts (``claim``), running one obligation (``run``), and
+checking a set of claims (``check``).
+
+Claim files import their builders from here: ``from ioverify.claims import Claim, exact_search``.
+"""
+
+from ioverify.claims.claim import (Claim, Obligation, exact_search, kernel, load, partition,
+                                   symbolic)
+
+__all__ = ["Claim", "Obligation", "exact_search", "kernel", "load", "partition", "symbolic"]

@@ -1,0 +1,1 @@
+"""Generated pages: claim pages (``claims``), plots, bound tables and the confrontation."""
