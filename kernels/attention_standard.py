@@ -10,8 +10,8 @@ I/O (T = ceil(n/B)):  phase 1  nd + T nd + n^2,  phase 2  3n^2,  phase 3  n^2 + 
 
 from __future__ import annotations
 
-from kernels.base import (KernelSpec, attention_arrays, attention_scale, blocks,
-                          softmax_reference, square_plan)
+from ioverify.trace.kernel import KernelSpec, blocks, square_plan
+from ioverify.kernels.base import attention_arrays, attention_scale, softmax_reference
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:

@@ -15,10 +15,10 @@ written r_i d; dQ read Z_r d - nd; dK, dV: 2nd).  Dense mask: Z_r = n ceil(n/B),
 
 from __future__ import annotations
 
-from kernels.base import KernelSpec, blocks
-from kernels.block_sparse_forward import OPTIONS, dry_sizes, element_mask_of, mask_of, mask_plan
-from kernels.flash_backward_v2 import backward_inputs, grad_outputs, inner_step, store_rowdot
-from kernels.reference import backward_sample, gradient_reference
+from ioverify.trace.kernel import KernelSpec, blocks
+from ioverify.kernels.block_sparse_forward import OPTIONS, dry_sizes, element_mask_of, mask_of, mask_plan
+from ioverify.kernels.flash_backward_v2 import backward_inputs, grad_outputs, inner_step, store_rowdot
+from ioverify.kernels.reference import backward_sample, gradient_reference
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ioverify.errors import InvalidArgument
-from kernels.base import (KernelOption, KernelSpec, attention_arrays, attention_scale, blocks,
-                          ceil_div, square_plan)
-from kernels.flash_forward_v2 import attend_row_block
-from kernels.reference import MASKS, attention_softmax, block_mask, element_mask
+from ioverify.trace.kernel import KernelOption, KernelSpec, blocks, ceil_div, square_plan
+from ioverify.kernels.base import attention_arrays, attention_scale
+from ioverify.kernels.flash_forward_v2 import attend_row_block
+from ioverify.kernels.reference import MASKS, attention_softmax, block_mask, element_mask
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:

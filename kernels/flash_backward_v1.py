@@ -16,10 +16,10 @@ load words that exist), so the first outer step writes dQ_i without reading it.
 
 from __future__ import annotations
 
-from kernels.base import KernelSpec
-from kernels.flash_backward_v2 import (_dry_sizes, accumulate, backward_inputs, column_loop,
+from ioverify.trace.kernel import KernelSpec
+from ioverify.kernels.flash_backward_v2 import (_dry_sizes, accumulate, backward_inputs, column_loop,
                                        column_plan, grad_outputs, update_dq)
-from kernels.reference import backward_sample, gradient_reference
+from ioverify.kernels.reference import backward_sample, gradient_reference
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:

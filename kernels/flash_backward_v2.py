@@ -15,8 +15,8 @@ read (T_c - 1) nd; dK, dV: 2nd).
 from __future__ import annotations
 
 from ioverify.errors import InvalidArgument
-from kernels.base import KernelSpec, blocks, ceil_div
-from kernels.reference import backward_sample, gradient_reference
+from ioverify.trace.kernel import KernelSpec, blocks, ceil_div
+from ioverify.kernels.reference import backward_sample, gradient_reference
 
 GRADS = ("dQ", "dK", "dV")
 
@@ -115,7 +115,7 @@ def column_plan(spec, sizes: dict, memory: int, literal: bool) -> dict:
     """The I/O depends on B_c only (the inner loop reads every row once per outer step,
     whatever B_r): B_c is the largest that fits with B_r = 1, then B_r the largest that fits
     with that B_c (fewer, larger inner steps, same I/O)."""
-    from kernels.base import dry_peak, largest_fitting
+    from ioverify.trace.kernel import dry_peak, largest_fitting
 
     if literal:
         bc = ceil_div(memory, 4 * sizes["d"])

@@ -9,8 +9,8 @@ I/O: Q once, K and V once per row block, O and L once:
 
 from __future__ import annotations
 
-from kernels.base import (KernelSpec, attention_arrays, attention_scale, blocks, flash_dry_sizes,
-                          flash_literal_blocks, softmax_reference, square_plan)
+from ioverify.trace.kernel import KernelSpec, blocks, square_plan
+from ioverify.kernels.base import attention_arrays, attention_scale, flash_dry_sizes, flash_literal_blocks, softmax_reference
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:

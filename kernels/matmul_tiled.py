@@ -11,7 +11,7 @@ The plan picks (a, b) minimising that count subject to ab + a + b + [k >= 2] <= 
 from __future__ import annotations
 
 from ioverify.errors import InvalidArgument
-from kernels.base import KernelSpec, blocks, ceil_div
+from ioverify.trace.kernel import KernelSpec, blocks, ceil_div
 
 
 def run(mem, x: dict, sizes: dict, blk: dict) -> None:

@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 
 from ioverify.errors import InvalidArgument
-from kernels.base import KernelOption, KernelSpec, blocks, dry_peak, largest_fitting
-from kernels.reference import (attention_exp, coefficient, monomials, polynomial_attention,
+from ioverify.trace.kernel import KernelOption, KernelSpec, blocks, dry_peak, largest_fitting
+from ioverify.kernels.reference import (attention_exp, coefficient, monomials, polynomial_attention,
                                rank)
 
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import math
 
-from kernels.base import KernelSpec, blocks, square_plan
-from kernels.flash_backward_v2 import backward_inputs, grad_outputs
-from kernels.reference import backward_sample, gradient_reference
+from ioverify.trace.kernel import KernelSpec, blocks, square_plan
+from ioverify.kernels.flash_backward_v2 import backward_inputs, grad_outputs
+from ioverify.kernels.reference import backward_sample, gradient_reference
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from kernels.base import (KernelSpec, attention_arrays, attention_scale, blocks,
-                          softmax_reference, square_plan)
+from ioverify.trace.kernel import KernelSpec, blocks, square_plan
+from ioverify.kernels.base import attention_arrays, attention_scale, softmax_reference
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:

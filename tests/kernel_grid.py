@@ -1,7 +1,7 @@
 """Shared check for the kernel test files: certify a kernel over a grid of sizes."""
 
 from ioverify.errors import InvalidArgument
-from kernels import run_kernel
+from ioverify.trace.kernel import run_kernel
 
 
 def certify_on_grid(name, grid, **options) -> int:

@@ -14,9 +14,9 @@ from ioverify.game import replay
 from ioverify.game.rules import LOAD, Schedule
 from ioverify.trace import KernelContract, TracedMemory, certify
 from ioverify.trace.lower import lower
-from kernels import KERNELS, contract_for, run_kernel, run_spec
-from kernels.base import declare
-from kernels.flash_forward_v2 import run as fa2_run
+from ioverify.trace.kernel import KERNELS, contract_for, run_kernel, run_spec
+from ioverify.trace.kernel import declare
+from ioverify.kernels.flash_forward_v2 import run as fa2_run
 
 certify_module = importlib.import_module("ioverify.trace.certify")  # the attribute is the function
 FA2 = KERNELS["flash-forward-v2"]

@@ -7,8 +7,8 @@ from kernel_grid import certify_on_grid
 
 from ioverify.bounds.kernel_counts import THEORY_COUNTS, evaluate
 from ioverify.errors import InvalidArgument
-from kernels import KERNELS, count_only, run_kernel
-from kernels.base import dry_peak
+from ioverify.trace.kernel import KERNELS, count_only, run_kernel
+from ioverify.trace.kernel import dry_peak
 
 ATTENTION = ["attention-standard", "flash-forward-v1", "flash-forward-v2",
              "square-tiling-forward"]
@@ -34,7 +34,7 @@ def test_matmul_certifies_and_matches_closed_form(m, k, n, M):
 def test_planned_blocks_are_maximal(name):
     spec = KERNELS[name]
     sizes, M = {"n": 20, "d": 6}, 400
-    from kernels import plan
+    from ioverify.trace.kernel import plan
 
     _, _, blocks = plan(name, memory=M, **sizes)
     assert dry_peak(spec, sizes, M, blocks) <= M

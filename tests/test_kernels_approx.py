@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ioverify.errors import InvalidArgument
-from kernels import count_only, run_kernel
-from kernels.reference import (attention_exp, feature_map, monomials, polynomial_attention,
+from ioverify.trace.kernel import count_only, run_kernel
+from ioverify.kernels.reference import (attention_exp, feature_map, monomials, polynomial_attention,
                                rank, taylor_exp)
 
 

@@ -7,8 +7,8 @@ import pytest
 from kernel_grid import certify_on_grid
 
 from ioverify.bounds.kernel_counts import THEORY_COUNTS, evaluate
-from kernels import KERNELS, count_only, run_kernel
-from kernels.reference import (attention_exp, attention_gradient, attention_softmax,
+from ioverify.trace.kernel import KERNELS, count_only, run_kernel
+from ioverify.kernels.reference import (attention_exp, attention_gradient, attention_softmax,
                                finite_difference_gradient)
 
 BACKWARD = ["flash-backward-v1", "flash-backward-v2", "square-tiling-backward"]
@@ -57,7 +57,7 @@ def test_backward_kernels_certify_and_match_closed_form_on_grid(name):
 @pytest.mark.parametrize("name", BACKWARD)
 def test_gradients_against_finite_differences_on_tiny_sizes(name):
     """The kernel's dQ, dK, dV (replayed) against central differences, not the closed form."""
-    from kernels.base import random_inputs
+    from ioverify.trace.kernel import random_inputs
 
     spec = KERNELS[name]
     report = run_kernel(name, memory=60, n=5, d=2, seed=9)
@@ -129,8 +129,9 @@ def test_kernel_that_smuggles_a_gradient_fails_certification():
     input) is rejected: the trace's inputs must be exactly the ones certification is given."""
     from dataclasses import replace
 
-    from kernels import contract_for, flash_backward_v2
-    from kernels.base import declare, random_inputs, reference_for
+    from ioverify.trace.kernel import contract_for
+    from ioverify.kernels import flash_backward_v2
+    from ioverify.trace.kernel import declare, random_inputs, reference_for
     from ioverify.trace import TracedMemory, certify
 
     spec = KERNELS["flash-backward-v2"]
@@ -156,7 +157,7 @@ def test_kernel_that_smuggles_a_gradient_fails_certification():
 
 def test_kernel_with_a_wrong_gradient_fails_certification():
     """Dropping the D term (dS = P * dP) gives a wrong dQ, dK: certification rejects it."""
-    from kernels import flash_backward_v2 as fb
+    from ioverify.kernels import flash_backward_v2 as fb
 
     original = fb.score_gradient
 

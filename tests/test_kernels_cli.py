@@ -6,7 +6,7 @@ from ioverify.cli import main
 
 
 def test_list_names_every_kernel(capsys):
-    from kernels import KERNELS
+    from ioverify.trace.kernel import KERNELS
 
     assert main(["kernel", "list"]) == 0
     out = capsys.readouterr().out

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ioverify.errors import InvalidArgument
 from ioverify.game import replay
 from ioverify.trace.lower import lower
-from kernels import KERNELS, run_kernel
+from ioverify.trace.kernel import KERNELS, run_kernel
 
 ATTENTION = sorted(name for name, spec in KERNELS.items() if spec.sizes == ("n", "d"))
 

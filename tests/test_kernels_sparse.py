@@ -12,8 +12,8 @@ import sympy
 from ioverify.bounds.kernel_counts import BLOCK_SYMBOLS, SIZE_SYMBOLS, THEORY_COUNTS, evaluate
 from ioverify.cli import main
 from ioverify.errors import InvalidArgument
-from kernels import count_only, run_kernel
-from kernels.reference import attention_softmax, block_mask, element_mask
+from ioverify.trace.kernel import count_only, run_kernel
+from ioverify.kernels.reference import attention_softmax, block_mask, element_mask
 
 SPARSE = ["block-sparse-forward", "block-sparse-backward"]
 MASKS = [("causal", 0.5), ("random", 0.1), ("random", 0.5), ("random", 1.0)]
@@ -121,7 +121,7 @@ def test_cli_refuses_bad_options(argv, capsys):
 
 def test_cli_flag_table_covers_every_kernel_option():
     from ioverify.cli.kernel_cmd import OPTION_FLAGS
-    from kernels import KERNELS
+    from ioverify.trace.kernel import KERNELS
 
     for spec in KERNELS.values():
         for option in spec.options:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ioverify.trace import KernelContract, TracedMemory, TraceViolation, certify
-from kernels import KERNELS, contract_for, run_kernel
+from ioverify.trace.kernel import KERNELS, contract_for, run_kernel
 
 
 def matmul_reference(x):
@@ -101,8 +101,8 @@ def test_op_set_has_no_way_to_bring_in_outside_data():
 def genuine():
     report = run_kernel("flash-forward-v2", memory=60, n=7, d=3, seed=3)
     assert report.certified
-    from kernels.base import random_inputs
-    from kernels import KERNELS
+    from ioverify.trace.kernel import random_inputs
+    from ioverify.trace.kernel import KERNELS
 
     spec = KERNELS["flash-forward-v2"]
     x = random_inputs(spec, report.sizes, [3, 0])

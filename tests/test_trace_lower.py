@@ -7,7 +7,7 @@ import pytest
 from ioverify.game import replay
 from ioverify.trace import TracedMemory
 from ioverify.trace.lower import LoweringError, lower
-from kernels import run_kernel
+from ioverify.trace.kernel import run_kernel
 
 CASES = [
     ("attention-standard", dict(n=5, d=3), 30),

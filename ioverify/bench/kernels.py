@@ -30,8 +30,8 @@ def flash_speed(n: int, d: int, memory: int) -> bool:
     """FlashAttention-2 forward traced + certified, and the same loop nest in plain NumPy."""
     from ioverify.trace.certify import certify
     from ioverify.trace.memory import TracedMemory
-    from kernels import contract_for, plan
-    from kernels.base import declare, random_inputs
+    from ioverify.trace.kernel import contract_for, plan
+    from ioverify.trace.kernel import declare, random_inputs
 
     spec, sizes, blocks = plan("flash-forward-v2", memory=memory, n=n, d=d)
     x = random_inputs(spec, sizes, [0, 0])
@@ -104,8 +104,8 @@ def fa2_plain(x: dict, br: int, bc: int):
 
 def matmul_ratio(side: int, memory: int) -> bool:
     """Traced I/O of the tiled matmul against the COSMA bound 2mnk/sqrt(M) + mn."""
-    from kernels import KERNELS, run_kernel
-    from kernels.matmul_tiled import count, plan
+    from ioverify.trace.kernel import KERNELS, run_kernel
+    from ioverify.kernels.matmul_tiled import count, plan
 
     report = run_kernel("matmul-tiled", memory=memory, m=side, k=side, n=side)
     bound = 2 * side**3 / math.sqrt(memory) + side**2
@@ -137,7 +137,7 @@ def attention_io(name: str, n: int, d: int, memory: int, trace_limit: int) -> tu
     """(I/O, how): traced by a dry run when the loop nest is small enough, else the closed form
     (equal to the trace on every tested size)."""
     from ioverify.bounds.kernel_counts import evaluate
-    from kernels import count_only, plan
+    from ioverify.trace.kernel import count_only, plan
 
     spec, sizes, blocks = plan(name, memory=memory, n=n, d=d)
     steps = math.prod(math.ceil(n / b) for b in blocks.values())
@@ -180,7 +180,7 @@ def crossover(n: int, d: int) -> None:
     largest fitting blocks), scanning every M = 4d .. 4d^2 in steps of d (closed forms with
     planned blocks)."""
     from ioverify.bounds.kernel_counts import evaluate
-    from kernels import plan
+    from ioverify.trace.kernel import plan
 
     def io(name, memory):
         try:
@@ -208,8 +208,8 @@ def rectangular_fa2(n: int, d: int) -> None:
     """FA2's I/O depends on B_r only, so B_c = 1 with the largest fitting B_r is the I/O-least
     choice for its loop nest (far more records to trace); closed forms with planned blocks."""
     from ioverify.bounds.kernel_counts import evaluate
-    from kernels import KERNELS, plan
-    from kernels.base import dry_peak, largest_fitting
+    from ioverify.trace.kernel import KERNELS, plan
+    from ioverify.trace.kernel import dry_peak, largest_fitting
 
     spec = KERNELS["flash-forward-v2"]
     sizes = {"n": n, "d": d}

@@ -44,7 +44,7 @@ def certification_grid(quick: bool) -> bool:
     """Every kernel traced, certified by replay (with probe inputs) and equal to its closed
     form, on sizes that blocks do not divide."""
     from ioverify.errors import InvalidArgument
-    from kernels import run_kernel
+    from ioverify.trace.kernel import run_kernel
 
     stats: dict = {}
     failures = []
@@ -87,7 +87,7 @@ def theta(n: int, d: int, memory: int) -> float:
 def _traced_io(name: str, memory: int, **sizes) -> tuple:
     """(I/O, blocks) from a shape-only traced run, checked against the closed form."""
     from ioverify.bounds.kernel_counts import evaluate
-    from kernels import count_only
+    from ioverify.trace.kernel import count_only
 
     loads, stores, peak, blocks = count_only(name, memory=memory, **sizes)
     numeric = {k: v for k, v in sizes.items() if k in ("n", "d")}
@@ -128,7 +128,7 @@ def backward_crossover(n: int, d: int, fa: str, step: int = 8) -> tuple:
     M in steps of ``step`` from where both kernels fit up to 4d^2."""
     from ioverify.bounds.kernel_counts import evaluate
     from ioverify.errors import InvalidArgument
-    from kernels import plan
+    from ioverify.trace.kernel import plan
 
     def io(name, memory):
         _, sizes, blocks = plan(name, memory=memory, n=n, d=d)
@@ -196,7 +196,7 @@ def approximate_sweep(d: int, g: int, memory: int, quick: bool) -> None:
           "flash-forward-v2 "
           "(closed forms at planned blocks; bisection on n after a doubling search)")
     for dd, gg in ((d, g), (4, 4), (8, 2), (8, 3), (16, 2)):
-        from kernels import plan
+        from ioverify.trace.kernel import plan
 
         cross = approximate_crossover(dd, gg, memory)
         blocks = plan("polynomial-forward", memory=memory, n=cross, d=dd, degree=gg)[2]
@@ -207,7 +207,7 @@ def approximate_sweep(d: int, g: int, memory: int, quick: bool) -> None:
 
 def _flash_forward_io(n, d, memory):
     from ioverify.bounds.kernel_counts import evaluate
-    from kernels import plan
+    from ioverify.trace.kernel import plan
 
     _, sizes, blocks = plan("flash-forward-v2", memory=memory, n=n, d=d)
     return evaluate("flash-forward-v2", sizes, blocks), blocks
@@ -215,7 +215,7 @@ def _flash_forward_io(n, d, memory):
 
 def _poly_io(n, d, g, memory):
     from ioverify.bounds.kernel_counts import evaluate
-    from kernels import plan
+    from ioverify.trace.kernel import plan
 
     _, sizes, blocks = plan("polynomial-forward", memory=memory, n=n, d=d, degree=g)
     return evaluate("polynomial-forward", sizes, blocks)
@@ -238,7 +238,7 @@ def approximate_crossover(d: int, g: int, memory: int) -> int:
 
 
 def approximate_error(quick: bool) -> None:
-    from kernels import run_kernel
+    from ioverify.trace.kernel import run_kernel
 
     n, d = (256, 4) if quick else (1024, 4)
     print(f"\n5. polynomial method error against exact attention, n={n} d={d} (uniform "

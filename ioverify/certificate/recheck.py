@@ -782,7 +782,7 @@ def _partition_unknown(doc, core, memory, log) -> None:
 # --- kernel ---------------------------------------------------------------------------------------
 
 def check_kernel(doc: dict, log: _Log) -> None:
-    from kernels import run_kernel
+    from ioverify.trace.kernel import run_kernel
 
     spec, verdict = doc["obligation"]["spec"], doc["verdict"]
     _no_instance(doc)

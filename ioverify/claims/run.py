@@ -134,7 +134,7 @@ def run_partition(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
 
 
 def run_kernel(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
-    from kernels import run_kernel as run_traced
+    from ioverify.trace.kernel import run_kernel as run_traced
 
     report = run_traced(spec["kernel"], memory=spec["memory"], seed=budget.seed,
                         literal_blocks=spec.get("literal_blocks", False), **spec["params"])

@@ -42,7 +42,7 @@ def register(sub) -> None:
 
 
 def shipped_proofs() -> Path:
-    import proofs
+    from ioverify import proofs
 
     return Path(proofs.__file__).parent
 

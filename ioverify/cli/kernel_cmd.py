@@ -42,7 +42,7 @@ def register(sub) -> None:
 
 def _kernel(args) -> int:
     from ioverify.errors import InvalidArgument, exit_code_of
-    from kernels import KERNELS, get, run_kernel
+    from ioverify.trace.kernel import KERNELS, get, run_kernel
 
     if args.name == "list":
         return _list(KERNELS, args.json)

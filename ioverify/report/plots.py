@@ -44,7 +44,7 @@ def _kernel_series(names, sizes, sweep):
     """Traced I/O by a shape-only run of each kernel (the counts do not depend on the data; the
     shipped claims certify the same kernels with data, and their counts equal the closed forms)."""
     from ioverify.errors import IOVerifyError
-    from kernels import count_only
+    from ioverify.trace.kernel import count_only
 
     series = {}
     for name in names:
