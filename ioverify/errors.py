@@ -93,3 +93,20 @@ class UnsupportedVariant(InvalidArgument):
     """A game variant that is not registered, or that the component asked does not implement
     (each component names the variants it implements and refuses the others rather than play
     them by another variant's rules); the message names the variant and the ones available."""
+
+
+class CertificateRejected(IOVerifyError):
+    """A certificate failed its re-check: what it states differs from what the re-check derives
+    from its instance (tampered, inconsistent, or not re-derivable)."""
+
+    exit_code = EXIT_REFUTED
+
+
+class TraceViolation(IOVerifyError, RuntimeError):
+    """A kernel broke a rule of the traced memory (dead tile, unwritten data, bad range)."""
+
+    exit_code = EXIT_REFUTED
+
+
+class LoweringError(IOVerifyError, ValueError):
+    """The trace has no faithful pebble-game counterpart, or is too large to lower."""

@@ -14,6 +14,7 @@ from ioverify.cli import main
 from ioverify.dag import attention_forward, matmul, pyramid
 from ioverify.dag.jsonio import dag_to_json
 from ioverify.encode import cnf, pebbling
+from ioverify.solve import backends
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game.exhaustive import exhaustive_optimum
 from ioverify.game.replay import replay
@@ -33,8 +34,8 @@ def _unknown(self, *args, **kwargs):
 
 @pytest.fixture
 def solver_says_unknown(monkeypatch):
-    monkeypatch.setattr(cnf.SatQuery, "check", _unknown)
-    monkeypatch.setattr(search.Z3Backend, "check", _unknown)
+    monkeypatch.setattr(backends.SatQuery, "check", _unknown)
+    monkeypatch.setattr(backends.Z3Backend, "check", _unknown)
 
 
 @pytest.mark.parametrize("variant", ["one-shot", "recompute"])
@@ -102,7 +103,7 @@ def test_bounded_recompute_search_is_never_verified(monkeypatch, z3_only):
 
 
 def test_z3_backend_agrees(monkeypatch, z3_only):
-    monkeypatch.setattr(cnf, "available", lambda: False)
+    monkeypatch.setattr(backends, "available", lambda: False)
     verdict = search.pebble(*HARD, variant="one-shot")
     assert isinstance(verdict, Optimal) and verdict.io == 11
     assert verdict.evidence.kind == "one-shot-exact-horizon"
@@ -248,7 +249,7 @@ def test_sat_query_counts_only_up_to_its_bound():
     ctx = z.Context()
     xs = [z.Bool(f"x{i}", ctx) for i in range(6)]
     clauses, nvars, names = cnf.to_cnf(ctx, [z.Or(*xs[:3]), z.Or(*xs[3:])])
-    query = cnf.SatQuery(clauses, nvars, names, [str(x) for x in xs], ubound=3)
+    query = backends.SatQuery(clauses, nvars, names, [str(x) for x in xs], ubound=3)
     assert (query.check(0), query.check(1), query.check(2)) == ("unsat", "unsat", "sat")
     assert sum(query.value(x) for x in xs) <= 2
     with pytest.raises(InternalError, match="above the totalizer's bound"):
@@ -268,8 +269,8 @@ NEEDS_SEARCH = (matmul(2, 2, 2), 4)
 def backend(request, monkeypatch):
     """Both back ends of the Z3 route: Glucose on the CNF (when PySAT is installed), Z3 alone."""
     if request.param == "z3":
-        monkeypatch.setattr(cnf, "available", lambda: False)
-    elif not cnf.available():
+        monkeypatch.setattr(backends, "available", lambda: False)
+    elif not backends.available():
         pytest.skip("PySAT is not installed")
     return request.param
 
@@ -307,7 +308,7 @@ def test_a_sufficient_rlimit_proves_and_the_evidence_records_it(backend):
     assert isinstance(verdict, Optimal) and verdict.io == 11
     detail = verdict.evidence.detail
     assert detail["budget"]["rlimit"] == 10**7 and detail["budget"]["max_states"] is None
-    assert detail["backend"] == ("z3" if backend == "z3" else cnf.SOLVER)
+    assert detail["backend"] == ("z3" if backend == "z3" else backends.SOLVER)
 
 
 @pytest.mark.parametrize("kwargs", [{"rlimit": 0}, {"rlimit": 1.5}, {"max_states": 0},

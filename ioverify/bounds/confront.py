@@ -253,7 +253,7 @@ def main(argv=None) -> int:
         optima += searched_optima(seconds=args.seconds)
     rows = confront(optima)
     from ioverify.bounds.facts import prove_all
-    from ioverify.cli.common import write_text
+    from ioverify._io import write_text
 
     write_text(render_markdown(rows) + "\n" + render_facts(prove_all()), args.write)
     return 1 if any(r.status == "failed" for r in rows) else 0

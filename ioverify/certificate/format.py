@@ -22,20 +22,13 @@ import platform
 from importlib import metadata
 from pathlib import Path
 
-from ioverify.errors import EXIT_REFUTED, EXIT_UNKNOWN, IOVerifyError, InternalError, \
-    InvalidFormat
+from ioverify.errors import (EXIT_UNKNOWN, IOVerifyError, InternalError,
+                             InvalidFormat)
 
 FORMAT = "ioverify-certificate"
 VERSION = 1
 
 MAX_DEPTH = 64  # nesting levels a certificate may have (the shipped ones use at most 6)
-
-
-class CertificateRejected(IOVerifyError):
-    """A certificate failed its re-check: what it states differs from what the re-check derives
-    from its instance (tampered, inconsistent, or not re-derivable)."""
-
-    exit_code = EXIT_REFUTED
 
 
 class NotRechecked(IOVerifyError):
@@ -87,7 +80,7 @@ def validate(doc: object, what: str = "certificate") -> dict:
 def read(path: str | Path, what: str | None = None) -> dict:
     """Load and validate a certificate file; every way it can be unreadable or malformed is an
     InvalidFormat with one line naming the file (or ``what``)."""
-    from ioverify.dag.jsonio import load_json_document
+    from ioverify._io import load_json_document
 
     path = Path(path)
     what = what or f"certificate {str(path)!r}"
@@ -104,7 +97,7 @@ def read(path: str | Path, what: str | None = None) -> dict:
 
 def _check_header(doc: object, what: str) -> None:
     """Format and version first, so a file of another format or version says so plainly."""
-    from ioverify.dag.jsonio import check_header
+    from ioverify._io import check_header
 
     check_header(doc, FORMAT, VERSION, what)
 
@@ -131,7 +124,7 @@ RELIES_ON = {
     "one-shot-exact-horizon": "the SAT back end (Glucose through PySAT on Z3's CNF of the "
                               "encoding, or Z3 alone) answered unsat for every one-shot schedule "
                               "under the claimed I/O at the exact one-shot horizon",
-    "proved-horizon": "the demand-count lemma (ioverify.search.pebbling.compute_demands) bounding the "
+    "proved-horizon": "the demand-count lemma (ioverify.game.lemmas.compute_demands) bounding the "
                       "computes, and the SAT back end's unsat answer within that horizon",
     "partition-lemma": "Z3 answered unsat for every 2M-partition with fewer parts "
                        "(Hong-Kung Lemma 3.1 turns the part count into the bound)",

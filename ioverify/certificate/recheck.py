@@ -41,10 +41,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from ioverify.certificate.format import CertificateRejected, NotRechecked, digest, read, validate
+from ioverify.certificate.format import NotRechecked, digest, read, validate
 from ioverify.certificate.format import relies_on as relies_on_of
+from ioverify.game.lemmas import (compute_demands, counting_lower_bound,
+                                  trivial_lower_bound)
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_UNKNOWN,
-                             IOVerifyError, InvalidFormat, exit_code_of)
+                             CertificateRejected, IOVerifyError, InvalidFormat, exit_code_of)
 from ioverify.verdict import EVIDENCE_KINDS
 
 # States the exhaustive re-search may store when it re-derives what a solver answered (or what a
@@ -359,43 +361,6 @@ def _claimed_lower_bound(spec: dict) -> tuple[int | None, dict]:
                                        "lower_bound_exact": str(value)}
 
 
-# --- lemmas the searches use, recomputed here (no search import) ---------------------------------
-
-def useful_vertices(dag) -> list[int]:
-    """The outputs and their ancestors (``ioverify.encode.pebbling.useful_vertices``)."""
-    keep = [False] * len(dag)
-    for o in dag.outputs:
-        keep[o] = True
-    for v in range(len(dag) - 1, -1, -1):
-        if keep[v]:
-            for p in dag.preds[v]:
-                keep[p] = True
-    return [v for v in range(len(dag)) if keep[v]]
-
-
-def trivial_lower_bound(dag) -> int:
-    """Every needed input is loaded once and every output stored once
-    (``ioverify.search.pebbling.trivial_lower_bound``)."""
-    return sum(1 for v in useful_vertices(dag) if dag.is_input[v]) + len(dag.outputs)
-
-
-def compute_demands(dag) -> dict[int, int]:
-    """The demand-count lemma's c(u) (``ioverify.search.pebbling.compute_demands``, where it is proved)."""
-    needed = set(useful_vertices(dag))
-    demand: dict[int, int] = {}
-    for u in sorted(needed, reverse=True):
-        if not dag.is_input[u]:
-            demand[u] = sum(demand[s] for s in dag.succs[u] if s in needed) + dag.is_output[u]
-    return demand
-
-
-def counting_lower_bound(dag, S: int) -> int:
-    """P(S) >= ceil(#inputs / S) and >= ceil(#sinks / S)
-    (``ioverify.search.partition.counting_lower_bound``, where it is argued)."""
-    sinks = sum(1 for succ in dag.succs if not succ)
-    return max(1, -(-len(dag.inputs) // S), -(-sinks // S))
-
-
 # --- exact-search ---------------------------------------------------------------------------------
 
 def check_exact_search(doc: dict, log: _Log) -> None:
@@ -514,7 +479,7 @@ def _horizon_evidence(dag, memory, variant, evidence, figure, log) -> None:
     applies = "one-shot" if kind == "one-shot-exact-horizon" else "recompute"
     _require(variant == applies, f"evidence {kind!r} proves nothing in the {variant} variant "
                                  f"(it applies to {applies})")
-    computes = sum(1 for v in useful_vertices(dag) if not dag.is_input[v])
+    computes = sum(1 for v in dag.useful if not dag.is_input[v])
     if kind == "one-shot-exact-horizon":
         _same("evidence steps (one compute per needed non-input vertex)", computes,
               evidence["steps"])

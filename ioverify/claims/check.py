@@ -110,7 +110,7 @@ def write_certificates(claim_results: list[ClaimResult], folder: Path, budget: B
     import json
 
     from ioverify.certificate.format import seal
-    from ioverify.cli.common import write_text
+    from ioverify._io import write_text
     from ioverify.certificate.body import certificate_body
 
     folder.mkdir(parents=True, exist_ok=True)

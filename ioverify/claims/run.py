@@ -14,7 +14,6 @@ from fractions import Fraction
 from typing import Any
 
 from ioverify.claims.claim import Obligation
-from ioverify.errors import InvalidArgument
 from ioverify.verdict import Evidence, Optimal, Refuted, Unknown, Verdict, Verified
 
 

@@ -1,37 +1,10 @@
-"""Helpers shared by the subcommands: atomic output files, JSON printing, argument types."""
+"""Helpers shared by the subcommands: JSON printing and argument types (files are ``ioverify._io``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
-import tempfile
-from pathlib import Path
 
-from ioverify.errors import InvalidArgument
-
-
-def write_text(text: str, path: str | None) -> None:
-    """Write to ``path`` atomically (a temporary file renamed into place), or to stdout if None,
-    so a failure never leaves a half-written file."""
-    if path is None or path == "-":
-        sys.stdout.write(text)
-        if not text.endswith("\n"):
-            sys.stdout.write("\n")
-        return
-    target = Path(path)
-    if not target.parent.exists():
-        raise InvalidArgument(f"cannot write {path!r}: folder {str(target.parent)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text if text.endswith("\n") else text + "\n")
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def print_json(obj) -> None:

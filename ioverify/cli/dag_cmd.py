@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ioverify.cli.common import positive_int, print_json, write_text
+from ioverify._io import write_text
+from ioverify.cli.common import positive_int, print_json
 from ioverify.errors import EXIT_OK
 
 

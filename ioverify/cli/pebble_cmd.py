@@ -79,7 +79,7 @@ def progress_printer(stream=None):
 def _pebble(args) -> int:
     import json
 
-    from ioverify.cli.common import write_text
+    from ioverify._io import write_text
     from ioverify.dag.jsonio import read_dag
     from ioverify.game.rules import require_variant
     from ioverify.search.pebbling import IMPLEMENTED, budget_record, pebble, state_cap

@@ -11,39 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ioverify._io import check_header, load_json_document
 from ioverify.dag.model import DAG, INPUT_OP
 from ioverify.errors import InvalidDAG, InvalidFormat
 
 FORMAT = "ioverify-dag"
 VERSION = 1
 _KEYS = {"format", "version", "nodes", "edges", "outputs", "ops"}
-
-
-def load_json_document(text: str, what: str) -> object:
-    """Parse JSON text, turning a syntax error into a one-line message naming ``what``; so are
-    nesting deeper than the parser can follow and an integer literal longer than Python converts
-    (``sys.get_int_max_str_digits``), which would otherwise escape as RecursionError and
-    ValueError."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InvalidFormat(f"{what} is not JSON: {error.msg} at line {error.lineno} "
-                            f"column {error.colno}") from None
-    except RecursionError:
-        raise InvalidFormat(f"{what} is nested too deeply to read") from None
-    except ValueError as error:  # e.g. "Exceeds the limit (4300 digits) for integer string ..."
-        raise InvalidFormat(f"{what} is not readable JSON: {str(error).split(':')[0]}") from None
-
-
-def check_header(doc: object, fmt: str, version: int, what: str) -> dict:
-    if not isinstance(doc, dict):
-        raise InvalidFormat(f"{what} must be a JSON object with \"format\": {fmt!r}")
-    if doc.get("format") != fmt:
-        raise InvalidFormat(f"{what} has format {doc.get('format')!r}, expected {fmt!r}")
-    if type(doc.get("version")) is not int or doc["version"] != version:  # true == 1 in Python
-        raise InvalidFormat(f"{what} has version {doc.get('version')!r}; this ioverify reads "
-                            f"{fmt} version {version}")
-    return doc
 
 
 def dag_from_dict(doc: object, what: str = "DAG") -> DAG:

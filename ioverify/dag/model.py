@@ -80,6 +80,37 @@ class DAG:
     def index(self) -> dict[str, int]:
         return {name: v for v, name in enumerate(self.names)}
 
+    @cached_property
+    def useful(self) -> tuple[int, ...]:
+        """The outputs and their ancestors, in topological order: no other vertex is ever worth
+        a pebble (dropping every move on the others keeps a schedule legal and complete)."""
+        keep = bytearray(len(self))
+        for o in self.outputs:
+            keep[o] = 1
+        for v in range(len(self) - 1, -1, -1):  # reverse topological order
+            if keep[v]:
+                for p in self.preds[v]:
+                    keep[p] = 1
+        return tuple(v for v in range(len(self)) if keep[v])
+
+    @cached_property
+    def core(self) -> "DAG":
+        """The DAG of ``useful`` vertices with the same names (``self`` when that is all of it).
+
+        Hong and Kung's partition lemma is applied to the core, not to the DAG: a calculation never
+        needs a vertex with no output downstream, so the optimum of a DAG equals that of its core,
+        and the lemma's construction covers only vertices that receive a red pebble, which in a
+        complete calculation of the core is all of them.  On the DAG itself P(2M) can exceed what
+        any calculation needs (an input feeding K unused sinks forces about K/2M parts)."""
+        useful = self.useful
+        if len(useful) == len(self):
+            return self
+        keep = set(useful)
+        names = [self.names[v] for v in useful]
+        edges = [(self.names[u], self.names[v]) for u, v in self.edges() if v in keep]
+        ops = {self.names[v]: self.ops[v] for v in useful if self.preds[v]}
+        return DAG.from_edges(names, edges, [self.names[v] for v in self.outputs], ops)
+
     @property
     def num_edges(self) -> int:
         return sum(len(ps) for ps in self.preds)

@@ -1,39 +1,12 @@
-"""A SAT back end for the pebbling encoding: Z3 bit-blasts the constraints to CNF, Glucose 4
-(from PySAT; it supports interrupts, so timeouts work) decides them, and the I/O budget is an
-incremental totalizer whose bound is lowered with assumptions as the budget descends.
-
-Why: on the 2x2x2 matmul instances the CNF solver proves the final "unsat" several times faster
-than Z3's own SAT core on the same constraints (docs/performance.md).  Nothing here is trusted
-more than Z3: the clauses come from Z3's own tactics (``card2bv``, ``bit-blast``,
-``tseitin-cnf``, no simplification that could eliminate a variable), the totalizer is PySAT's,
-and every schedule decoded from a model is replayed by the caller.  If PySAT is not installed,
-``available()`` is False and the caller keeps the plain Z3 query.
-
-Work budget: Glucose has no resource units like Z3's ``rlimit``; the deterministic budget it has
-is a cap on conflicts or on unit propagations per call.  ``SatQuery`` takes the caller's rlimit as
-a propagation cap (``prop_budget``), the closer of the two to what Z3 counts (``ioverify.solve.query``).
-A call that reaches it answers "unknown", like an interrupted one.  Glucose checks the cap between
-restarts, so a call runs on to its next restart (one that finishes before any restart is never
-stopped); where it stops is still the same on every machine.
+"""Z3's CNF of the pebbling encoding, for the SAT back end (``ioverify.solve.backends``): Z3
+bit-blasts the constraints with its own tactics (``card2bv``, ``bit-blast``, ``tseitin-cnf``, no
+simplification that could eliminate a variable) and every named Boolean keeps its DIMACS number.
 """
 
 from __future__ import annotations
 
-import threading
-
 from ioverify.errors import InternalError
 from ioverify.solve.query import z3
-
-SOLVER = "glucose4"
-
-
-def available() -> bool:
-    try:
-        import pysat.card  # noqa: F401
-        import pysat.solvers  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def to_cnf(ctx, constraints) -> tuple[list[list[int]], int, dict[str, int]]:
@@ -55,80 +28,3 @@ def to_cnf(ctx, constraints) -> tuple[list[list[int]], int, dict[str, int]]:
         elif line.strip():
             clauses.append([int(x) for x in line.split()[:-1]])
     return clauses, nvars, names
-
-
-class SatQuery:
-    """One CNF with a descending cardinality bound on ``cost`` (names of Z3 Booleans).
-    ``ubound``: the largest budget that will be asked; the totalizer counts only that far
-    (its size grows with n times the bound, so a full count of thousands of load literals would
-    cost seconds to build).  ``propagations``: the work budget of each ``check`` call (see the
-    module docstring); None for none."""
-
-    def __init__(self, clauses, nvars: int, names: dict[str, int], cost: list[str],
-                 ubound: int | None = None, propagations: int | None = None):
-        from pysat.card import EncType, ITotalizer  # noqa: F401
-        from pysat.solvers import Solver
-
-        self.names = names
-        self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
-        lits = [names[c] for c in cost if c in names]
-        bound = len(lits) if ubound is None else max(0, min(len(lits), ubound))
-        self.totalizer = ITotalizer(lits=lits, ubound=bound, top_id=nvars) if lits else None
-        if self.totalizer is not None:
-            self.solver.append_formula(self.totalizer.cnf.clauses)
-        self.model: set[int] = set()
-        self.reason = ""
-        self.propagations = propagations
-        self.interrupted = False
-
-    def check(self, budget: int, timeout: float | None = None) -> str:
-        """Is there a model with at most ``budget`` cost literals true?  "sat", "unsat" or
-        "unknown" (interrupted by the timeout)."""
-        if budget < 0:
-            return "unsat"
-        assume = []
-        if self.totalizer is not None and budget < len(self.totalizer.rhs):
-            assume = [-self.totalizer.rhs[budget]]
-        elif self.totalizer is not None and budget < len(self.totalizer.lits):
-            raise InternalError(f"budget {budget} above the totalizer's bound "
-                                f"{len(self.totalizer.rhs) - 1}")
-        done, thread = threading.Event(), None
-        self.interrupted = False
-        if self.propagations is not None:
-            self.solver.prop_budget(self.propagations)  # counted from now: per call
-        if timeout is not None:
-            thread = threading.Thread(target=self._interrupter, args=(timeout, done), daemon=True)
-            thread.start()
-        try:
-            answer = self.solver.solve_limited(assumptions=assume, expect_interrupt=True)
-        finally:
-            done.set()
-            if thread is not None:
-                thread.join()
-                self.solver.clear_interrupt()
-        if answer is None:
-            self.reason = "timeout" if self.interrupted else (
-                f"work budget reached ({self.propagations} propagations per solver call, "
-                f"the SAT back end's rlimit)")
-            return "unknown"
-        if answer:
-            self.model = {lit for lit in self.solver.get_model() if lit > 0}
-            return "sat"
-        return "unsat"
-
-    def _interrupter(self, timeout: float, done: threading.Event) -> None:
-        """Interrupt the solver after ``timeout`` seconds, and keep interrupting until it
-        returns (an interrupt sent before the solve call starts would otherwise be lost)."""
-        if done.wait(timeout):
-            return
-        while not done.wait(0.05):
-            self.interrupted = True
-            self.solver.interrupt()
-
-    def value(self, var) -> bool:
-        """The model's value of a Z3 Boolean (False if the CNF does not mention it)."""
-        number = self.names.get(str(var))
-        return number is not None and number in self.model
-
-    def close(self) -> None:
-        self.solver.delete()

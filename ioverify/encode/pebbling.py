@@ -55,18 +55,6 @@ class Encoding:
         return self.query.ctx
 
 
-def useful_vertices(dag: DAG) -> tuple[int, ...]:
-    """The outputs and their ancestors: no other vertex is ever worth a pebble."""
-    keep = bytearray(len(dag))
-    for o in dag.outputs:
-        keep[o] = 1
-    for v in range(len(dag) - 1, -1, -1):
-        if keep[v]:
-            for p in dag.preds[v]:
-                keep[p] = 1
-    return tuple(v for v in range(len(dag)) if keep[v])
-
-
 def encode(dag: DAG, memory: int, variant: str | Variant, steps: int, *, seed: int = 0,
            rlimit: int | None = None, timeout_ms: int | None = None, symmetry=None,
            max_computes=None) -> Encoding:
@@ -75,9 +63,9 @@ def encode(dag: DAG, memory: int, variant: str | Variant, steps: int, *, seed: i
     call (``ioverify.solve.query.Query``).  ``symmetry`` (optional) is a pair (first, second) of orbit
     representatives for the first two computes (see ``symmetry_first_computes``);
     ``max_computes`` (optional, recompute) caps the computes of each vertex (a normal form the
-    caller proved, ``ioverify.search.pebbling.compute_demands``)."""
+    caller proved, ``ioverify.game.lemmas.compute_demands``)."""
     rules = require_variant(variant, IMPLEMENTED, "the Z3 pebbling encoding")
-    vertices = useful_vertices(dag)
+    vertices = dag.useful
     computable = tuple(v for v in vertices if not dag.is_input[v])
     enc = Encoding(dag, memory, rules, steps, vertices, computable,
                    Query(seed=seed, rlimit=rlimit, timeout_ms=timeout_ms, logic="QF_FD"))

@@ -326,27 +326,8 @@ def _normalise(dag: DAG, parts: Sequence[Iterable[int]]) -> list[list[int]]:
 
 
 def core_dag(dag: DAG) -> DAG:
-    """The vertices with a path to an output (outputs included), as a DAG with the same names.
-
-    The lemma is applied here, not to ``dag``: a calculation never needs a vertex with no output
-    downstream (dropping every move on such vertices keeps a schedule legal and complete without
-    adding I/O), so the optimum of ``dag`` equals that of its core; and Hong-Kung's construction
-    covers only vertices that receive a red pebble, which in a complete calculation of the core
-    is all of them (each lies on a path computed back from an output).  On ``dag`` itself P(2M)
-    can exceed what any calculation needs: an input feeding K unused sinks forces about K/2M
-    parts."""
+    """``dag.core``: the vertices with a path to an output, where the lemma is applied (see
+    ``DAG.core`` for why); a DAG without outputs needs no calculation and is refused."""
     if not dag.outputs:
         raise InvalidArgument("the DAG has no outputs: no calculation is needed, nothing to bound")
-    keep = [False] * len(dag)
-    for v in dag.outputs:
-        keep[v] = True
-    for v in range(len(dag) - 1, -1, -1):  # reverse topological order
-        if keep[v]:
-            for p in dag.preds[v]:
-                keep[p] = True
-    if all(keep):
-        return dag
-    names = [dag.names[v] for v in range(len(dag)) if keep[v]]
-    edges = [(dag.names[u], dag.names[v]) for u, v in dag.edges() if keep[v]]
-    ops = {dag.names[v]: dag.ops[v] for v in range(len(dag)) if keep[v] and dag.preds[v]}
-    return DAG.from_edges(names, edges, [dag.names[v] for v in dag.outputs], ops)
+    return dag.core

@@ -26,7 +26,7 @@ from array import array
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from ioverify.dag.jsonio import check_header, load_json_document
+from ioverify._io import check_header, load_json_document
 from ioverify.dag.model import DAG
 from ioverify.errors import InvalidArgument, InvalidSchedule, UnsupportedVariant
 

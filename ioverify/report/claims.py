@@ -110,7 +110,7 @@ def index_page(claim_results: list[ClaimResult], images: list[str] = ()) -> str:
 def write_pages(claim_results: list[ClaimResult], folder: Path, plots: bool = False) -> list[Path]:
     """The claim pages and the index; with ``plots`` (and matplotlib installed) the plots too."""
     from ioverify.certificate.format import tool_versions
-    from ioverify.cli.common import write_text
+    from ioverify._io import write_text
 
     folder.mkdir(parents=True, exist_ok=True)
     versions = tool_versions()

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
+from ioverify.game.lemmas import counting_lower_bound
 from ioverify.game.partition import (check_partition, core_dag, dominator_size, minimum_set,
                                 parts_to_names, partition_lower_bound)
 from ioverify.verdict import Evidence, Infeasible, Unknown, Verdict, Verified
@@ -44,13 +45,6 @@ class PartitionSearch:
     @property
     def exact(self) -> bool:
         return self.lower == self.upper
-
-
-def counting_lower_bound(dag: DAG, S: int) -> int:
-    """P(S) >= ceil(#inputs / S) and >= ceil(#sinks / S): an input in a part lies in that part's
-    dominator (path of length 0) and a sink lies in its part's minimum set; both have <= S per part."""
-    sinks = sum(1 for succ in dag.succs if not succ)
-    return max(1, -(-len(dag.inputs) // S), -(-sinks // S))
 
 
 def greedy_partition(dag: DAG, S: int) -> list[list[int]]:

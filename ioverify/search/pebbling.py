@@ -23,7 +23,7 @@
    only gives ``Bounded(horizon)``.  Besides the exhaustive search:
    * ``trivial-bound``: every needed input is loaded and every output stored at least once, in
      any variant; a schedule meeting that count is optimal.
-   * ``proved-horizon`` by the *demand-count lemma* (``compute_demands`` below): some optimal
+   * ``proved-horizon`` by the *demand-count lemma* (``ioverify.game.lemmas.compute_demands``): some optimal
      recompute schedule computes each vertex u at most c(u) times (c = 1 for outputs, summed
      over successors), so the compute-step encoding with sum c(u) steps is exact.  When every
      c(u) is 1 (``single_use_lemma``) that is the one-shot encoding itself.
@@ -49,6 +49,8 @@ from typing import Callable
 
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
+from ioverify.game.greedy import greedy_schedule
+from ioverify.game.lemmas import compute_demands, single_use_lemma, trivial_lower_bound
 from ioverify.game.replay import replay
 from ioverify.game.rules import (ONE_SHOT, Schedule, Variant, check_memory, infeasibility,
                                  require_variant)
@@ -117,102 +119,6 @@ def checked(dag: DAG, schedule: Schedule, memory: int, variant: str | Variant, b
         raise InternalError(f"{source} produced a schedule of I/O {result.io} above its "
                             f"budget {budget}")
     return schedule
-
-
-# --- lower bounds and lemmas (no solver) ---------------------------------------------------------
-
-def trivial_lower_bound(dag: DAG) -> int:
-    """Every needed input is loaded once and every output stored once (any variant)."""
-    from ioverify.encode.pebbling import useful_vertices
-
-    return sum(1 for v in useful_vertices(dag) if dag.is_input[v]) + len(dag.outputs)
-
-
-def compute_demands(dag: DAG) -> dict[int, int]:
-    """The *demand-count lemma*: some optimal recompute schedule computes every needed non-input
-    vertex u at most c(u) times, c(u) = sum of c(s) over needed successors s + (1 if u is an
-    output); outputs without successors have c = 1.
-
-    Proof.  Take any complete recompute schedule S.  Call the *placing event* of u for a move at
-    time t the last compute or load of u before t (u stays red from it until t, because placing
-    red on a red vertex is illegal).  Mark, for each output o, its first store and the placing
-    event of that store, which is a compute (a load would need o blue before its first store).
-    For each marked compute of v, mark the placing event of each predecessor.  For a marked load
-    of a non-input u, mark the first store of u and its placing compute.  So each marked compute
-    of a successor s adds at most one marked event of u (a compute, or a load whose store compute
-    is shared by all loads of u), and the output store adds one: the marked computes of u number
-    at most c(u).  Keep only marked computes, loads and stores, each pebble held from its event
-    to its last marked use.  Every kept interval lies inside a red interval of S, so the red set
-    is a subset of S's at every moment (capacity holds), every kept move is legal (compute and
-    load find the vertex not red, loads find the first store before them, stores find the
-    vertex red and not yet blue), every output is stored, and the kept loads and stores are a
-    subset of S's.  So a schedule of no more I/O with at most sum c(u) computes exists: that sum
-    is a proved horizon for the compute-step encoding of the recompute variant.  When every c(u)
-    is 1 (every needed non-input vertex has one use) the horizon equals the one-shot one and the
-    two optima are equal."""
-    from ioverify.encode.pebbling import useful_vertices
-
-    needed = set(useful_vertices(dag))
-    demand: dict[int, int] = {}
-    for u in sorted(needed, reverse=True):
-        if dag.is_input[u]:
-            continue
-        demand[u] = sum(demand[s] for s in dag.succs[u] if s in needed) + dag.is_output[u]
-    return demand
-
-
-def single_use_lemma(dag: DAG) -> bool:
-    """True if every needed non-input vertex has one use (``compute_demands`` all 1): then the
-    recompute and one-shot optima are equal."""
-    return all(c == 1 for c in compute_demands(dag).values())
-
-
-# --- greedy upper bound ----
-
-def greedy_schedule(dag: DAG, memory: int) -> Schedule:
-    """A one-shot schedule: compute the needed vertices in topological order, evict the red
-    vertex whose next use is farthest (Belady), store before evicting what is needed later."""
-    from ioverify.encode.pebbling import useful_vertices
-
-    order = [v for v in useful_vertices(dag) if not dag.is_input[v]]
-    uses: dict[int, list[int]] = {}
-    for step, v in enumerate(order):
-        for p in dag.preds[v]:
-            uses.setdefault(p, []).append(step)
-    moves: list[tuple[str, int]] = []
-    red: set[int] = set()
-    blue = {v for v in range(len(dag)) if dag.is_input[v]}
-
-    def next_use(u: int, step: int) -> int:
-        return next((s for s in uses.get(u, ()) if s >= step), len(order) + 1)
-
-    def make_room(step: int, keep: set[int]) -> None:
-        while len(red) >= memory:
-            victim = max(sorted(red - keep), key=lambda u: next_use(u, step))
-            if next_use(victim, step) <= len(order) and victim not in blue:
-                moves.append(("store", victim))
-                blue.add(victim)
-            moves.append(("delete", victim))
-            red.discard(victim)
-
-    for step, v in enumerate(order):
-        for u in list(red):
-            if next_use(u, step) > len(order):
-                moves.append(("delete", u))
-                red.discard(u)
-        need = set(dag.preds[v])
-        for p in dag.preds[v]:
-            if p not in red:
-                make_room(step, need)
-                moves.append(("load", p))
-                red.add(p)
-        make_room(step, need)
-        moves.append(("compute", v))
-        red.add(v)
-        if dag.is_output[v]:
-            moves.append(("store", v))
-            blue.add(v)
-    return Schedule.from_moves(moves)
 
 
 # --- the Z3 searches ------------------------------------------------------------------------------
@@ -304,54 +210,26 @@ def _heartbeat(st: _State, what: str):
         thread.join()
 
 
-class Z3Backend:
-    """The encoding decided by Z3 itself (used when PySAT is not installed); the encoding's
-    query carries the rlimit."""
-
-    name = "z3"
-
-    def __init__(self, enc):
-        self.enc, self.reason, self.values = enc, "", None
-
-    def check(self, budget: int, timeout: float | None) -> str:
-        from ioverify.encode import pebbling
-
-        solver = self.enc.query.solver
-        if timeout is not None:
-            solver.set("timeout", max(1, int(1000 * timeout)))
-        solver.add(pebbling.limit_io(self.enc, budget))
-        answer = self.enc.query.check()
-        if answer == "sat":
-            self.values = pebbling.z3_values(self.enc.query.model())
-        elif answer != "unsat":
-            self.reason = self.enc.query.reason_unknown()
-        return answer
-
-    def value(self, var) -> bool:
-        return self.values(var)
-
-    def close(self) -> None:
-        pass
-
-
 def backend_for(enc, ubound: int | None = None, rlimit: int | None = None):
-    """Glucose on Z3's CNF of the encoding if PySAT is installed, else Z3 alone.  ``ubound``:
-    the largest I/O budget that will be asked; ``rlimit``: the work budget per call, which
-    Glucose counts in propagations (``ioverify.encode.cnf``)."""
-    from ioverify.encode import cnf
+    """Glucose on Z3's CNF of the encoding if PySAT is installed, else Z3 alone
+    (``ioverify.solve.backends``).  ``ubound``: the largest I/O budget that will be asked;
+    ``rlimit``: the work budget per call, which Glucose counts in propagations."""
+    from ioverify.encode import cnf, pebbling
+    from ioverify.solve import backends
 
-    if not cnf.available():
-        return Z3Backend(enc)
+    if not backends.available():
+        return backends.Z3Backend(enc.query, lambda budget: pebbling.limit_io(enc, budget),
+                                  pebbling.z3_values)
     clauses, nvars, names = cnf.to_cnf(enc.ctx, enc.constraints)
-    return cnf.SatQuery(clauses, nvars, names, [str(c) for c in enc.cost], ubound,
-                        propagations=rlimit)
+    return backends.SatQuery(clauses, nvars, names, [str(c) for c in enc.cost], ubound,
+                             propagations=rlimit)
 
 
 def backend_name() -> str:
     """The back end ``backend_for`` picks here: it fixes the unit of the rlimit."""
-    from ioverify.encode import cnf
+    from ioverify.solve import backends
 
-    return cnf.SOLVER if cnf.available() else Z3Backend.name
+    return backends.name_here()
 
 
 # --- the public entry point ----
@@ -495,12 +373,10 @@ def _one_shot_route(st: _State, claim: int | None) -> Verdict:
     """The exhaustive search first (a share of the time), then the exact horizon: the one-shot
     encoding with one step per needed compute.  Used for the recompute variant only when the
     single-use lemma holds (then the optima are equal)."""
-    from ioverify.encode.pebbling import useful_vertices
-
     proof = _exhaustive(st, claim)
     if not isinstance(proof, str):
         return proof
-    steps = sum(1 for v in useful_vertices(st.dag) if not st.dag.is_input[v])
+    steps = sum(1 for v in st.dag.useful if not st.dag.is_input[v])
     result = descend(st, ONE_SHOT, steps, _stop(st, claim))
     if result.answer == "unsat":
         detail = {"method": "z3-compute-steps", "steps": steps, "unsat_budget": result.target,
@@ -509,7 +385,7 @@ def _one_shot_route(st: _State, claim: int | None) -> Verdict:
         if not st.variant.at_most_once:
             evidence = Evidence("proved-horizon", {**detail, "horizon_computes": steps,
                                                    "lemma": "demand-count, every c(u) = 1 "
-                                                   "(ioverify.search.pebbling.compute_demands)"})
+                                                   "(ioverify.game.lemmas.compute_demands)"})
         st.raise_lower(result.target + 1, evidence)
     settled = _settled(st, claim)
     if settled is not None:
@@ -523,12 +399,10 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
     then the one-shot encoding for an upper bound (half the rest) and the recompute encoding
     with the horizon of the demand-count lemma, a proof when that horizon is small enough,
     otherwise run with a shorter horizon (only ``Bounded``)."""
-    from ioverify.encode.pebbling import useful_vertices
-
     proof = _exhaustive(st, claim)
     if not isinstance(proof, str):
         return proof
-    n = sum(1 for v in useful_vertices(st.dag) if not st.dag.is_input[v])
+    n = sum(1 for v in st.dag.useful if not st.dag.is_input[v])
     with _share(st, 0.5):
         one_shot = descend(st, ONE_SHOT, n, _stop(st, claim))
     settled = _settled(st, claim)
@@ -545,7 +419,7 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
             st.raise_lower(bounded.target + 1, Evidence("proved-horizon", {
                 "method": "z3-compute-steps", "steps": steps, "unsat_budget": bounded.target,
                 "automorphisms": bounded.group, "horizon_computes": horizon,
-                "lemma": "demand-count (ioverify.search.pebbling.compute_demands)",
+                "lemma": "demand-count (ioverify.game.lemmas.compute_demands)",
                 "backend": backend_name()}))
         settled = _settled(st, claim)
         if settled is not None:

@@ -23,14 +23,10 @@ from array import array
 import numpy as np
 
 from ioverify.dag.model import DAG, INPUT_OP
-from ioverify.errors import IOVerifyError
+from ioverify.errors import LoweringError
 from ioverify.game.rules import COMPUTE, DELETE, LOAD, STORE, Schedule
 from ioverify.trace import ops
 from ioverify.trace.memory import Trace
-
-
-class LoweringError(IOVerifyError, ValueError):
-    """The trace has no faithful pebble-game counterpart, or is too large to lower."""
 
 
 def lower(trace: Trace, *, max_vertices: int = 200_000, arrays: dict | None = None):

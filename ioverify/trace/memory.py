@@ -30,16 +30,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ioverify.errors import IOVerifyError
+from ioverify.errors import TraceViolation
 from ioverify.trace import ops
 
 ROLES = ("input", "output", "scratch")
-
-
-class TraceViolation(IOVerifyError, RuntimeError):
-    """A kernel broke a rule of the traced memory (dead tile, unwritten data, bad range)."""
-
-    exit_code = 1
 
 
 class SlowArray:

@@ -1,0 +1,66 @@
+"""Reading and writing files, shared by every format and command (a leaf: imports only errors).
+
+``write_text`` writes atomically (a temporary file renamed into place); ``load_json_document``
+and ``check_header`` read the DAG, schedule and certificate formats, turning every way a JSON
+text can be unreadable into one ``InvalidFormat`` line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ioverify.errors import InvalidArgument, InvalidFormat
+
+
+def write_text(text: str, path: str | None) -> None:
+    """Write to ``path`` atomically (a temporary file renamed into place), or to stdout if None,
+    so a failure never leaves a half-written file."""
+    if path is None or path == "-":
+        sys.stdout.write(text)
+        if not text.endswith("\n"):
+            sys.stdout.write("\n")
+        return
+    target = Path(path)
+    if not target.parent.exists():
+        raise InvalidArgument(f"cannot write {path!r}: folder {str(target.parent)!r} does not exist")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text if text.endswith("\n") else text + "\n")
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+
+def load_json_document(text: str, what: str) -> object:
+    """Parse JSON text, turning a syntax error into a one-line message naming ``what``; so are
+    nesting deeper than the parser can follow and an integer literal longer than Python converts
+    (``sys.get_int_max_str_digits``), which would otherwise escape as RecursionError and
+    ValueError."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidFormat(f"{what} is not JSON: {error.msg} at line {error.lineno} "
+                            f"column {error.colno}") from None
+    except RecursionError:
+        raise InvalidFormat(f"{what} is nested too deeply to read") from None
+    except ValueError as error:  # e.g. "Exceeds the limit (4300 digits) for integer string ..."
+        raise InvalidFormat(f"{what} is not readable JSON: {str(error).split(':')[0]}") from None
+
+
+def check_header(doc: object, fmt: str, version: int, what: str) -> dict:
+    if not isinstance(doc, dict):
+        raise InvalidFormat(f"{what} must be a JSON object with \"format\": {fmt!r}")
+    if doc.get("format") != fmt:
+        raise InvalidFormat(f"{what} has format {doc.get('format')!r}, expected {fmt!r}")
+    if type(doc.get("version")) is not int or doc["version"] != version:  # true == 1 in Python
+        raise InvalidFormat(f"{what} has version {doc.get('version')!r}; this ioverify reads "
+                            f"{fmt} version {version}")
+    return doc
