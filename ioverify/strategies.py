@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from ioverify._check import integer
 from ioverify.dag.model import DAG, DAGBuilder
 from ioverify.errors import InvalidArgument
 from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, check_variant,
@@ -28,9 +29,7 @@ __all__ = ["dags", "memory_sizes", "schedules"]
 
 
 def _integer(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidArgument(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return value
+    return integer(name, value, minimum)
 
 
 def dags(*, min_vertices: int = 2, max_vertices: int = 8, max_in_degree: int = 2,

@@ -22,7 +22,8 @@ from __future__ import annotations
 import math
 
 from ioverify.errors import InvalidArgument
-from ioverify.trace.kernel import KernelOption, KernelSpec, blocks, dry_peak, largest_fitting
+from ioverify.trace.kernel import (KernelOption, KernelSpec, blocks, closed_form, dry_peak,
+                                   largest_fitting)
 from ioverify.kernels.reference import (attention_exp, coefficient, monomials, polynomial_attention,
                                rank)
 
@@ -158,8 +159,6 @@ OPTIONS = (
 def plan(spec, sizes: dict, memory: int, literal: bool) -> dict:
     """Rows per block b and features per pass f: for each b in 1, 2, 4, ... <= n the largest f
     that fits (f = r when the whole table fits), keeping the pair of least I/O."""
-    from ioverify.bounds.kernel_counts import evaluate
-
     if literal:
         raise InvalidArgument(f"kernel {spec.name!r} has no literal block sizes")
     r = rank(sizes["d"], sizes["degree"])
@@ -170,7 +169,7 @@ def plan(spec, sizes: dict, memory: int, literal: bool) -> dict:
                             r)
         if f is not None:
             blk = _blk(b, f, r)
-            cost = evaluate(spec.count, sizes, blk)
+            cost = closed_form(spec, sizes, blk)
             if best is None or cost <= best[0]:  # ties: the wider block (fewer records)
                 best = (cost, blk)
         if b >= sizes["n"]:

@@ -21,6 +21,7 @@ import math
 from ioverify.trace.kernel import KernelSpec, blocks, square_plan
 from ioverify.kernels.flash_backward_v2 import backward_inputs, grad_outputs
 from ioverify.kernels.reference import backward_sample, gradient_reference
+from ioverify.errors import InvalidArgument
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:
@@ -110,8 +111,6 @@ def _product(mem, a, big, thin, name, n, d, b, transpose) -> None:
 def _literal(sizes: dict, memory: int) -> dict:
     """Side floor(sqrt(M/4)) as in Saha and Ye's forward (4B^2 + 2B + 1 <= M then needs a
     little more than that: the checker decides)."""
-    from ioverify.errors import InvalidArgument
-
     b = math.isqrt(memory // 4)
     if b < 1:
         raise InvalidArgument(f"memory M = {memory} gives the block side floor(sqrt(M/4)) = 0")

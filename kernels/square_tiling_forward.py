@@ -16,6 +16,7 @@ import math
 
 from ioverify.trace.kernel import KernelSpec, blocks, square_plan
 from ioverify.kernels.base import attention_arrays, attention_scale, softmax_reference
+from ioverify.errors import InvalidArgument
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:
@@ -73,8 +74,6 @@ def _output(mem, a, n, d, b, r0, r) -> None:
 
 def _literal(sizes: dict, memory: int) -> dict:
     """The paper's side B = floor(sqrt(M / 4))."""
-    from ioverify.errors import InvalidArgument
-
     b = math.isqrt(memory // 4)
     if b < 1:
         raise InvalidArgument(f"memory M = {memory} gives the paper's block side "

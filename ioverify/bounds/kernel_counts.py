@@ -10,6 +10,7 @@ comparison.
 from __future__ import annotations
 
 import sympy as sp
+from ioverify.errors import InvalidArgument
 
 n, d, m, k = sp.symbols("n d m k", positive=True, integer=True)
 B, B_r, B_c, a, b = sp.symbols("B B_r B_c a b", positive=True, integer=True)
@@ -40,8 +41,6 @@ SIZE_SYMBOLS = {"n": n, "d": d, "m": m, "k": k}
 
 def formula(name: str) -> sp.Expr:
     """The closed-form I/O count of kernel ``name``."""
-    from ioverify.errors import InvalidArgument
-
     try:
         return KERNEL_COUNTS[name]
     except KeyError:

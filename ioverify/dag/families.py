@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ioverify._check import integer
 from ioverify.dag.model import DAG, DAGBuilder
 from ioverify.errors import InvalidArgument
 
@@ -16,9 +17,7 @@ SUMMATIONS = ("chain", "tree")
 
 
 def positive(name: str, value: int, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidArgument(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return value
+    return integer(name, value, minimum)
 
 
 def check_summation(summation: str) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ioverify.dag import attention, families
+from ioverify.errors import InvalidArgument
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,6 @@ register(Family("approximate-attention", attention.approximate_attention,
 def build(spec: dict):
     """The DAG of a family instance ``{"family": name, "params": {...}}`` (the ``spec`` of an
     exact-search or partition obligation); an unknown family names the known ones."""
-    from ioverify.errors import InvalidArgument
-
     family = FAMILIES.get(spec["family"])
     if family is None:
         raise InvalidArgument(f"unknown DAG family {spec['family']!r} (known: "

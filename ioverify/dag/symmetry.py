@@ -10,6 +10,7 @@ against the definition by ``is_automorphism`` before use.
 from __future__ import annotations
 
 from ioverify.dag.model import DAG
+from ioverify.errors import InternalError
 
 MAX_AUTOMORPHISMS = 4096
 
@@ -95,3 +96,13 @@ def orbit_representatives(group: list[tuple[int, ...]], among) -> set[int]:
 
 def stabiliser(group: list[tuple[int, ...]], v: int) -> list[tuple[int, ...]]:
     return [g for g in group if g[v] == v]
+
+
+def checked_automorphisms(dag: DAG, limit: int = MAX_AUTOMORPHISMS) -> list[tuple[int, ...]]:
+    """``automorphisms`` (empty when there are more than ``limit``), each re-checked against the
+    definition before a search relies on it; one that fails is a bug in ioverify."""
+    group = automorphisms(dag, limit) or []
+    for perm in group:
+        if not is_automorphism(dag, perm):
+            raise InternalError("a computed permutation is not an automorphism of the DAG")
+    return group

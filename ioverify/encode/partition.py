@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ioverify._check import integer
 from ioverify.dag.model import DAG
 from ioverify.errors import InvalidArgument
 from ioverify.solve.query import Query
@@ -79,10 +80,8 @@ class PartitionEncoding:
 def encode_partition(dag: DAG, S: int, h: int, *, seed: int = 0, rlimit: int | None = None,
                      timeout_ms: int | None = None) -> PartitionEncoding:
     """Build the query: the four conditions of an S-partition with at most ``h`` parts."""
-    if isinstance(S, bool) or not isinstance(S, int) or S < 1:
-        raise InvalidArgument(f"S must be an integer >= 1, got {S!r}")
-    if isinstance(h, bool) or not isinstance(h, int) or h < 1:
-        raise InvalidArgument(f"h must be an integer >= 1, got {h!r}")
+    integer("S", S, 1)
+    integer("h", h, 1)
     # QF_FD: Z3's SAT core with native cardinality constraints (much faster here than the default).
     query = Query(seed=seed, rlimit=rlimit, timeout_ms=timeout_ms, logic="QF_FD")
     z, ctx = query_z3(), query.ctx

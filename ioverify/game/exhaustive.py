@@ -71,11 +71,13 @@ import time
 from dataclasses import dataclass
 from itertools import combinations
 
+from ioverify._check import integer, positive
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game.replay import replay
 from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant, check_memory,
                                  infeasibility, require_variant)
+from ioverify.dag import symmetry
 
 # The variants this search implements (the normal form N1-N8 is proved for these); any other is
 # refused with UnsupportedVariant.
@@ -152,11 +154,8 @@ def _check_arguments(dag, memory, variant, below, max_states, deadline) -> Varia
         raise InvalidArgument(f"dag must be an ioverify DAG, got {type(dag).__name__}")
     check_memory(memory)
     rules = require_variant(variant, IMPLEMENTED, "the exhaustive search")
-    if below is not None and (isinstance(below, bool) or not isinstance(below, int)):
-        raise InvalidArgument(f"below must be an integer or None, got {below!r}")
-    if max_states is not None and (isinstance(max_states, bool) or not isinstance(max_states, int)
-                                   or max_states < 1):
-        raise InvalidArgument(f"max_states must be a positive integer or None, got {max_states!r}")
+    integer("below", below, optional=True)
+    positive("max_states", max_states, optional=True)
     if deadline is not None and not isinstance(deadline, (int, float)):
         raise InvalidArgument(f"deadline must be a time.monotonic() value, got {deadline!r}")
     return rules
@@ -445,14 +444,9 @@ class _Symmetry:
     MAX_GROUP = 64  # larger groups cost more per state than they save: then none is used
 
     def __init__(self, dag: DAG, parts: int):
-        from ioverify.dag import symmetry
-
         self.n = n = len(dag)
         self.parts = parts
-        group = symmetry.automorphisms(dag) or []
-        for perm in group:
-            if not symmetry.is_automorphism(dag, perm):
-                raise InternalError("a computed permutation is not an automorphism of the DAG")
+        group = symmetry.checked_automorphisms(dag)
         identity = tuple(range(n))
         if len(group) > self.MAX_GROUP:
             group = []  # a subset of the group would not give one canonical key per orbit

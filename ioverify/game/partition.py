@@ -24,6 +24,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from ioverify._check import integer
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
 
@@ -55,10 +56,7 @@ def check_partition(dag: DAG, S: int, parts: Sequence[Iterable[int]]) -> Partiti
 def partition_lower_bound(memory: int, parts: int) -> int:
     """Hong-Kung Lemma 3.1: a calculation with M red pebbles and a 2M-partition needing at least
     ``parts`` parts costs at least ``M * (parts - 1)`` I/O."""
-    for name, value in (("memory", memory), ("parts", parts)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise InvalidArgument(f"{name} must be an integer >= 1, got {value!r}")
-    return memory * (parts - 1)
+    return integer("memory", memory, 1) * (integer("parts", parts, 1) - 1)
 
 
 def parts_from_names(dag: DAG, parts: Sequence[Sequence[str]]) -> list[list[int]]:
@@ -302,9 +300,7 @@ def _ancestors(dag: DAG, part: Iterable[int]) -> list[int]:
 
 
 def _check_size(S: int) -> int:
-    if isinstance(S, bool) or not isinstance(S, int) or S < 1:
-        raise InvalidArgument(f"S must be an integer >= 1, got {S!r}")
-    return S
+    return integer("S", S, 1)
 
 
 def _normalise(dag: DAG, parts: Sequence[Iterable[int]]) -> list[list[int]]:

@@ -26,9 +26,10 @@ from array import array
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from ioverify._check import positive
 from ioverify._io import check_header, load_json_document
 from ioverify.dag.model import DAG
-from ioverify.errors import InvalidArgument, InvalidSchedule, UnsupportedVariant
+from ioverify.errors import InvalidSchedule, UnsupportedVariant
 
 LOAD, STORE, COMPUTE, DELETE = 0, 1, 2, 3
 MOVE_NAMES = ("load", "store", "compute", "delete")
@@ -106,9 +107,7 @@ def check_variant(name_or_record: str | Variant) -> str:
 
 
 def check_memory(memory: int) -> int:
-    if isinstance(memory, bool) or not isinstance(memory, int) or memory < 1:
-        raise InvalidArgument(f"memory M must be a positive integer, got {memory!r}")
-    return memory
+    return positive("memory M", memory)
 
 
 def infeasibility(dag: DAG, memory: int) -> str | None:

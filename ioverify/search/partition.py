@@ -25,6 +25,8 @@ from ioverify.game.lemmas import counting_lower_bound
 from ioverify.game.partition import (check_partition, core_dag, dominator_size, minimum_set,
                                 parts_to_names, partition_lower_bound)
 from ioverify.verdict import Evidence, Infeasible, Unknown, Verdict, Verified
+from ioverify.encode.partition import encode_partition
+from ioverify.game.rules import check_memory, infeasibility
 
 
 @dataclass
@@ -89,8 +91,6 @@ def _ascend(dag: DAG, result: PartitionSearch, deadline: float | None, seed: int
     (the end that bounds the I/O), the first sat closes the bracket.  Queries far below P(S) are
     cheap (matmul(3,3,3), S = 6: unsat at 3 parts in 0.4 s, at 4 in 9 s), which bisection, whose
     first query sits mid-bracket, cannot exploit."""
-    from ioverify.encode.partition import encode_partition
-
     encoding = encode_partition(dag, result.S, result.upper - 1, seed=seed, rlimit=rlimit)
     while result.lower < result.upper:
         remaining = None if deadline is None else deadline - time.monotonic()
@@ -127,8 +127,6 @@ def partition_bound(dag: DAG, memory: int, *, timeout: float | None = None, seed
     """The partition lower bound Q >= M * (P(2M) - 1) on the recompute optimum, as a verdict:
     Verified when P(2M) is exact, Unknown with the lower bound still proven otherwise,
     Infeasible when no calculation with M red pebbles exists."""
-    from ioverify.game.rules import check_memory, infeasibility
-
     check_memory(memory)
     if timeout is not None and not timeout > 0:
         raise InvalidArgument(f"timeout must be positive, got {timeout!r}")

@@ -47,6 +47,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
 
+from ioverify._check import positive
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game.greedy import greedy_schedule
@@ -56,6 +57,10 @@ from ioverify.game.rules import (ONE_SHOT, Schedule, Variant, check_memory, infe
                                  require_variant)
 from ioverify.verdict import (Bounded, Evidence, Infeasible, Optimal, Refuted, Unknown, Verdict,
                               Verified)
+from ioverify.dag import symmetry
+from ioverify.encode import cnf, pebbling
+from ioverify.game.exhaustive import exhaustive_optimum
+from ioverify.solve import backends
 
 Progress = Callable[[str], None]
 
@@ -126,14 +131,9 @@ def checked(dag: DAG, schedule: Schedule, memory: int, variant: str | Variant, b
 def symmetry_of(dag: DAG):
     """Orbit representatives for the first two computes, from automorphisms computed and checked
     on this DAG (``ioverify.dag.symmetry``); None if the group is too large to list."""
-    from ioverify.dag import symmetry
-
-    group = symmetry.automorphisms(dag)
-    if not group or len(group) == 1:
+    group = symmetry.checked_automorphisms(dag)
+    if len(group) <= 1:
         return None, 1
-    for g in group:
-        if not symmetry.is_automorphism(dag, g):
-            raise InternalError("a computed permutation is not an automorphism of the DAG")
     comp = [v for v in range(len(dag)) if not dag.is_input[v]]
     first = symmetry.orbit_representatives(group, comp)
     second = {a: symmetry.orbit_representatives(symmetry.stabiliser(group, a), comp)
@@ -158,8 +158,6 @@ def descend(st: _State, variant: str | Variant, steps: int, stop_at: int,
     """Ask for schedules of I/O <= b, b = upper - 1, upper - 2, ..., each sat answer replayed
     and made the new upper bound, until unsat, unknown or b < stop_at (nothing left to ask).
     Each solver call runs under ``st.rlimit``."""
-    from ioverify.encode import pebbling
-
     sym, group = symmetry_of(st.dag)
     enc = pebbling.encode(st.dag, st.memory, variant, steps, seed=st.seed, rlimit=st.rlimit,
                           symmetry=sym, max_computes=max_computes)
@@ -214,9 +212,6 @@ def backend_for(enc, ubound: int | None = None, rlimit: int | None = None):
     """Glucose on Z3's CNF of the encoding if PySAT is installed, else Z3 alone
     (``ioverify.solve.backends``).  ``ubound``: the largest I/O budget that will be asked;
     ``rlimit``: the work budget per call, which Glucose counts in propagations."""
-    from ioverify.encode import cnf, pebbling
-    from ioverify.solve import backends
-
     if not backends.available():
         return backends.Z3Backend(enc.query, lambda budget: pebbling.limit_io(enc, budget),
                                   pebbling.z3_values)
@@ -227,8 +222,6 @@ def backend_for(enc, ubound: int | None = None, rlimit: int | None = None):
 
 def backend_name() -> str:
     """The back end ``backend_for`` picks here: it fixes the unit of the rlimit."""
-    from ioverify.solve import backends
-
     return backends.name_here()
 
 
@@ -280,10 +273,8 @@ def _check_arguments(memory, variant, method, claim, timeout, rlimit, max_states
         raise InvalidArgument(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if timeout is not None and not timeout > 0:
         raise InvalidArgument(f"timeout must be a positive number of seconds, got {timeout!r}")
-    for name, value in (("rlimit", rlimit), ("max_states", max_states)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 1):
-            raise InvalidArgument(f"{name} must be a positive integer or None, got {value!r}")
+    positive("rlimit", rlimit, optional=True)
+    positive("max_states", max_states, optional=True)
     return rules, _check_claim(claim)
 
 
@@ -465,8 +456,6 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     """One exhaustive search in ``variant`` below the best known I/O (and the claim).  A
     schedule it finds is replayed in the verdict's variant and becomes the upper bound; the
     lower bound it proves counts only in the verdict's own variant."""
-    from ioverify.game.exhaustive import exhaustive_optimum
-
     below = st.upper if claim is None else min(claim, st.upper)
     what = f"exhaustive {variant.name} search below {below}"
     st.report(what)

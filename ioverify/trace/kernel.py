@@ -24,6 +24,7 @@ from typing import Callable
 
 import numpy as np
 
+from ioverify._check import positive
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.trace.certify import Certification, KernelContract, certify
 from ioverify.trace.memory import TracedMemory
@@ -252,9 +253,7 @@ def get(name: str):
 
 
 def check_memory(memory) -> int:
-    if isinstance(memory, bool) or not isinstance(memory, int) or memory < 1:
-        raise InvalidArgument(f"memory M must be a positive integer, got {memory!r}")
-    return memory
+    return positive("memory M", memory)
 
 
 def plan(name: str, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
@@ -276,6 +275,14 @@ def contract_for(spec, sizes: dict, memory: int):
     with their roles and shapes, taken from the spec and the request, never from a trace."""
     return KernelContract.of(memory, inputs=spec.inputs(sizes), outputs=spec.outputs(sizes),
                              scratch=spec.scratch(sizes))
+
+
+def closed_form(spec: KernelSpec, sizes: dict, blocks: dict) -> int:
+    """The I/O that kernel ``spec`` moves at ``sizes`` with ``blocks``, by its closed form
+    (``ioverify.bounds.kernel_counts``): planners compare block choices with it."""
+    from ioverify.bounds.kernel_counts import evaluate  # SymPy: loaded when a count is asked
+
+    return evaluate(spec.count, sizes, blocks)
 
 
 def run_kernel(name: str, *, memory: int, seed: int = 0, literal_blocks: bool = False,
@@ -346,6 +353,6 @@ def count_only(name: str, *, memory: int, literal_blocks: bool = False, **sizes)
 
 
 __all__ = ["KERNELS", "KernelOption", "KernelReport", "KernelSpec", "blocks", "ceil_div",
-           "check_sizes", "contract_for", "count_only", "declare", "dry_peak", "get",
+           "check_sizes", "closed_form", "contract_for", "count_only", "declare", "dry_peak", "get",
            "largest_fitting", "plan", "plan_spec", "random_inputs", "reference_for", "run_kernel",
            "run_spec", "square_plan"]

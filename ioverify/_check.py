@@ -1,0 +1,43 @@
+"""Argument validators shared by every layer (a leaf: imports only errors).
+
+Each returns the value it checked, so a caller writes ``m = integer("m", m, minimum=1)``; each
+raises ``InvalidArgument`` naming the argument and the value it got.  ``bool`` is refused where
+an integer is asked for (``True == 1`` in Python, but a flag is not a size).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+from ioverify.errors import InvalidArgument
+
+
+def integer(name: str, value, minimum: int | None = None, *, optional: bool = False) -> int:
+    """An integer (NumPy integers included) of at least ``minimum``; ``None`` if ``optional``."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Integral) \
+            or (minimum is not None and value < minimum):
+        shape = "an integer" if minimum is None else f"an integer >= {minimum}"
+        raise InvalidArgument(f"{name} must be {shape}{' or None' if optional else ''}, "
+                              f"got {value!r}")
+    return int(value)
+
+
+def positive(name: str, value, *, optional: bool = False) -> int:
+    """A positive integer; the message says so in words (``memory M must be a positive
+    integer``)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise InvalidArgument(f"{name} must be a positive integer{' or None' if optional else ''}"
+                              f", got {value!r}")
+    return int(value)
+
+
+def choice(name: str, value, options) -> object:
+    """One of ``options``."""
+    if value not in options:
+        raise InvalidArgument(f"{name} must be one of {', '.join(map(str, options))}, "
+                              f"got {value!r}")
+    return value
