@@ -346,3 +346,11 @@ def test_every_package_is_installed():
     packages = {m for m, p in MODULES.items() if p.name == "__init__.py"}
     missing = sorted(p for p in packages if f'"{p}"' not in text)
     assert not missing, missing
+
+
+def test_the_architecture_page_names_every_floor():
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    for prefixes in LAYERS:
+        for prefix in prefixes:
+            short = prefix.removeprefix("ioverify.")
+            assert f"`{prefix}" in page or f"`{short}" in page or f"{short}/" in page, prefix
