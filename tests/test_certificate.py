@@ -93,7 +93,8 @@ def _claim(name: str, build) -> Claim:
 
 
 def _write(cases: dict, folder: Path, budget) -> dict[str, Path]:
-    from ioverify.claims.check import check_claims, write_certificates
+    from ioverify.certificate.body import write_certificates
+    from ioverify.claims.check import check_claims
 
     results = check_claims([_claim(name, build) for name, (build, _) in cases.items()], budget)
     write_certificates(results, folder, budget)

@@ -26,6 +26,10 @@ import sympy
 
 from ioverify.bounds.records import REGISTRY, Bound
 from ioverify.errors import InternalError, InvalidArgument
+from ioverify._io import write_text
+from ioverify.dag.registry import FAMILIES
+from ioverify.game.exhaustive import exhaustive_optimum
+from ioverify.game.replay import replay
 
 REFERENCE = "reference optimum (THEORY.md §1, independent exhaustive search, recompute)"
 SEARCH = "exhaustive_optimum, complete run, schedule replayed (recompute)"
@@ -87,10 +91,6 @@ def reference_optima() -> list[Optimum]:
 
 def searched_optima(*, seconds: float = 30.0, instances=SEARCH_INSTANCES) -> list[Optimum]:
     """Exact optima by exhaustive search (complete runs only, schedules replayed)."""
-    from ioverify.dag.registry import FAMILIES
-    from ioverify.game.exhaustive import exhaustive_optimum
-    from ioverify.game.replay import replay
-
     found = []
     for family, params, memories in instances:
         dag = FAMILIES[family].build(**params)
@@ -253,7 +253,6 @@ def main(argv=None) -> int:
         optima += searched_optima(seconds=args.seconds)
     rows = confront(optima)
     from ioverify.bounds.facts import prove_all
-    from ioverify._io import write_text
 
     write_text(render_markdown(rows) + "\n" + render_facts(prove_all()), args.write)
     return 1 if any(r.status == "failed" for r in rows) else 0

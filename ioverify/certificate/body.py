@@ -1,10 +1,20 @@
-"""Verdicts and obligation results as JSON (for ``--json`` output and certificates)."""
+"""The body of a certificate, as ``ioverify check`` writes it (verdicts and obligation results as
+JSON), and the writing of one sealed certificate per obligation.  The re-checker
+(``ioverify.certificate.recheck``) never uses this module: it reads only the sealed document."""
 
 from __future__ import annotations
 
+import glob
+import json
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
+from ioverify._io import write_text
+from ioverify.certificate.format import relies_on as relies_on_json
+from ioverify.certificate.format import seal, tool_versions
+from ioverify.dag.jsonio import dag_to_dict
+from ioverify.dag.registry import build
 from ioverify.verdict import Evidence, Verdict
 
 
@@ -24,18 +34,13 @@ def verdict_json(verdict: Verdict, dag=None) -> dict[str, Any]:
 def relies_on(verdict: Verdict) -> list[str]:
     """What ``verdict`` relies on beyond its replayed witness (``ioverify.certificate.format.relies_on``,
     the table the re-check computes again)."""
-    from ioverify.certificate.format import relies_on as from_json
-
-    return from_json(verdict_json(verdict))
+    return relies_on_json(verdict_json(verdict))
 
 
 def certificate_body(claim, result, budget) -> dict:
     """The body of the certificate of one obligation result (``ioverify.certificate.format.seal`` adds
     the format, version and digest).  The re-checker (``ioverify.certificate.recheck``) does not use this
     module: it reads only the sealed document."""
-    from ioverify.certificate.format import relies_on as relies_on_json
-    from ioverify.certificate.format import tool_versions
-
     ob, verdict = result.obligation, result.verdict
     dag = _instance_dag(ob)
     body = {
@@ -59,8 +64,6 @@ def certificate_body(claim, result, budget) -> dict:
     body["witness"] = witness
     body["relies_on"] = relies_on_json(body["verdict"])
     if dag is not None:
-        from ioverify.dag.jsonio import dag_to_dict
-
         body["instance"] = {"dag": dag_to_dict(dag)}
     return body
 
@@ -68,8 +71,6 @@ def certificate_body(claim, result, budget) -> dict:
 def _instance_dag(ob):
     if ob.kind not in ("exact-search", "partition"):
         return None
-    from ioverify.dag.registry import build
-
     return build(ob.spec)
 
 
@@ -94,3 +95,21 @@ def describe(verdict: Verdict) -> str:
                                                      ("upper", getattr(verdict, "upper_bound", None)))
               if value is not None]
     return verdict.reason + (f" (bounds so far: {', '.join(bounds)})" if bounds else "")
+
+
+def write_certificates(claim_results, folder: Path, budget) -> list[Path]:
+    """One sealed certificate per obligation, named ``<claim id>--<index>.json``.  The
+    certificates an earlier run left for the same claims are removed first, so the folder never
+    mixes runs (a claim with fewer obligations now leaves no stale file behind)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for cr in claim_results:
+        for stale in folder.glob(f"{glob.escape(cr.claim.id)}--*.json"):
+            stale.unlink()
+    paths = []
+    for cr in claim_results:
+        for i, result in enumerate(cr.results):
+            path = folder / f"{cr.claim.id}--{i:03d}.json"
+            write_text(json.dumps(seal(certificate_body(cr.claim, result, budget)), indent=1),
+                       str(path))
+            paths.append(path)
+    return paths

@@ -24,6 +24,8 @@ from pathlib import Path
 
 from ioverify.errors import (EXIT_UNKNOWN, IOVerifyError, InternalError,
                              InvalidFormat)
+from ioverify._io import check_header, load_json_document
+from ioverify.schemas import validate as against_schema
 
 FORMAT = "ioverify-certificate"
 VERSION = 1
@@ -69,8 +71,6 @@ def seal(body: dict) -> dict:
 def validate(doc: object, what: str = "certificate") -> dict:
     """Check the structure of a certificate document (nesting depth, then the JSON Schema
     ``ioverify/schemas/certificate.schema.json``); InvalidFormat names the offending field."""
-    from ioverify.schemas import validate as against_schema
-
     if _deeper_than(doc, MAX_DEPTH):
         raise InvalidFormat(f"{what} is nested more than {MAX_DEPTH} levels deep")
     against_schema(doc, FORMAT, what)
@@ -80,8 +80,6 @@ def validate(doc: object, what: str = "certificate") -> dict:
 def read(path: str | Path, what: str | None = None) -> dict:
     """Load and validate a certificate file; every way it can be unreadable or malformed is an
     InvalidFormat with one line naming the file (or ``what``)."""
-    from ioverify._io import load_json_document
-
     path = Path(path)
     what = what or f"certificate {str(path)!r}"
     try:
@@ -97,8 +95,6 @@ def read(path: str | Path, what: str | None = None) -> dict:
 
 def _check_header(doc: object, what: str) -> None:
     """Format and version first, so a file of another format or version says so plainly."""
-    from ioverify._io import check_header
-
     check_header(doc, FORMAT, VERSION, what)
 
 

@@ -41,13 +41,19 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from ioverify.certificate.format import NotRechecked, digest, read, validate
+from ioverify.certificate.format import NotRechecked, RELIES_ON, digest, read, validate
 from ioverify.certificate.format import relies_on as relies_on_of
 from ioverify.game.lemmas import (compute_demands, counting_lower_bound,
                                   trivial_lower_bound)
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_UNKNOWN,
                              CertificateRejected, IOVerifyError, InvalidFormat, exit_code_of)
 from ioverify.verdict import EVIDENCE_KINDS
+from ioverify.dag.jsonio import dag_from_dict
+from ioverify.dag.registry import FAMILIES, build
+from ioverify.game.exhaustive import exhaustive_optimum
+from ioverify.game.partition import check_partition as is_partition, core_dag
+from ioverify.game.replay import replay
+from ioverify.game.rules import infeasibility, schedule_from_dict
 
 # States the exhaustive re-search may store when it re-derives what a solver answered (or what a
 # certificate states without evidence); past it the solver's answer is relied on, said so.  About
@@ -277,8 +283,6 @@ def _short(value) -> str:
 
 def _instance(doc: dict, log: _Log):
     """The DAG rebuilt from the spec's family and params, which must equal the embedded one."""
-    from ioverify.dag.jsonio import dag_from_dict
-
     spec = doc["obligation"]["spec"]
     dag = _build(spec)
     embedded = dag_from_dict(doc["instance"]["dag"], "certificate instance DAG")
@@ -292,8 +296,6 @@ def _instance(doc: dict, log: _Log):
 
 
 def _build(spec: dict):
-    from ioverify.dag.registry import FAMILIES, build
-
     family = FAMILIES.get(spec["family"])
     if family is not None:
         known = {p.name for p in family.params}
@@ -317,8 +319,6 @@ def _family_call(spec: dict) -> str:
 
 def _feasibility(doc: dict, dag, memory: int, log: _Log) -> bool:
     """True if the instance is infeasible (and the certificate says exactly that)."""
-    from ioverify.game.rules import infeasibility
-
     why, verdict = infeasibility(dag, memory), doc["verdict"]
     if why is None:
         _require(verdict["status"] != "infeasible", f"status: the instance is feasible with "
@@ -384,9 +384,6 @@ def check_exact_search(doc: dict, log: _Log) -> None:
 
 
 def _replay(doc: dict, dag, memory: int, variant: str, log: _Log) -> int:
-    from ioverify.game.replay import replay
-    from ioverify.game.rules import schedule_from_dict
-
     schedule = schedule_from_dict(doc["witness"]["schedule"], dag, "certificate witness schedule")
     result = replay(dag, schedule, memory, variant)
     _require(result.ok, f"witness schedule does not replay at M = {memory} ({variant}): "
@@ -443,8 +440,6 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
 
 
 def _exhaustive_evidence(dag, memory, variant, below, figure, log, exact) -> None:
-    from ioverify.game.exhaustive import exhaustive_optimum
-
     if exact:
         _same("evidence below (the level the search proved, the optimum)", figure, below)
     _require(below >= figure, f"evidence below {below}: the exhaustive search proved nothing "
@@ -473,8 +468,6 @@ def _horizon_evidence(dag, memory, variant, evidence, figure, log) -> None:
     """A solver's unsat at an I/O budget within a proved horizon: the horizon is recomputed,
     the unsat re-derived by an exhaustive search under a state cap when it fits, and relied on
     (said so) when it does not."""
-    from ioverify.game.exhaustive import exhaustive_optimum
-
     kind = evidence["kind"]
     applies = "one-shot" if kind == "one-shot-exact-horizon" else "recompute"
     _require(variant == applies, f"evidence {kind!r} proves nothing in the {variant} variant "
@@ -501,7 +494,6 @@ def _horizon_evidence(dag, memory, variant, evidence, figure, log) -> None:
         log.rechecked.append(f"the solver's unsat re-derived by exhaustive search: no {variant} "
                              f"schedule with I/O < {proved} ({result.states} states)")
         return
-    from ioverify.certificate.format import RELIES_ON
 
     log.relies_on.append(RELIES_ON[kind])
     log.not_rederived.append(f"the solver's unsat at budget {proved - 1}: the exhaustive "
@@ -556,8 +548,6 @@ def _beats_claim(doc: dict, dag, claim: int, log: _Log, found_optimum: bool) -> 
 def _optimum_by_search(dag, memory: int, variant: str, io: int, log: _Log) -> None:
     """A refutation states the optimum it found without recording the evidence for it: the
     exhaustive search (capped) must re-derive it, else the certificate is rejected."""
-    from ioverify.game.exhaustive import exhaustive_optimum
-
     result = exhaustive_optimum(dag, memory, variant, below=io + 1,
                                 max_states=RECHECK_MAX_STATES)
     _require(result.complete, f"the certificate states the optimum {io} without evidence, and "
@@ -614,8 +604,6 @@ EXACT_STATUSES = {
 # --- partition ------------------------------------------------------------------------------------
 
 def check_partition(doc: dict, log: _Log) -> None:
-    from ioverify.game.partition import core_dag
-
     spec, verdict = doc["obligation"]["spec"], doc["verdict"]
     dag = _instance(doc, log)
     memory = spec["memory"]
@@ -641,8 +629,6 @@ def check_partition(doc: dict, log: _Log) -> None:
 def _provable_parts(core, S: int) -> tuple[int, str]:
     """The least number of parts this re-check proves without a solver: the counting bound,
     and 2 when the whole core is not one S-partition part."""
-    from ioverify.game.partition import check_partition as is_partition
-
     lower, how = counting_lower_bound(core, S), "by counting inputs and sinks"
     if lower < 2 and not is_partition(core, S, [list(range(len(core)))]).ok:
         lower, how = 2, f"the whole core is not one {S}-partition part"
@@ -650,8 +636,6 @@ def _provable_parts(core, S: int) -> tuple[int, str]:
 
 
 def _partition_verified(doc, dag, core, memory, log) -> None:
-    from ioverify.game.partition import check_partition as is_partition
-
     verdict, spec, S = doc["verdict"], doc["obligation"]["spec"], 2 * memory
     evidence = verdict["evidence"]
     _require(evidence["kind"] == "partition-lemma", f"evidence {evidence['kind']!r} does not "
@@ -697,7 +681,6 @@ def _parts_lower_end(core, S: int, lower: int, lower_by: str, log: _Log) -> None
         log.rechecked.append(f"P({S}) >= {lower} re-derived {how}: the bound is "
                              f"M (P - 1) by Hong-Kung Lemma 3.1")
         return
-    from ioverify.certificate.format import RELIES_ON
 
     log.relies_on.append(RELIES_ON["partition-lemma"])
     log.not_rederived.append(f"P({S}) >= {lower}: without a solver only P({S}) >= "

@@ -9,12 +9,12 @@ the order the obligations were listed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Iterable
 
 from ioverify.claims.claim import Claim, Obligation
 from ioverify.claims.run import Budget, ObligationResult, run
 from ioverify.verdict import Verdict, merge
+from ioverify.errors import InvalidArgument
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,6 @@ def _ignore_interrupts() -> None:
 
 
 def _run_dask(items, address: str):
-    from ioverify.errors import InvalidArgument
-
     try:
         from distributed import Client
     except ImportError:
@@ -103,22 +101,3 @@ def check_claims(claims: Iterable[Claim], budget: Budget = Budget(), jobs: int =
     obligations = [ob for c in claims for ob in c.obligations]
     results = iter(run_all(obligations, budget, jobs, scheduler, progress))
     return [ClaimResult(c, tuple(next(results) for _ in c.obligations)) for c in claims]
-
-
-def write_certificates(claim_results: list[ClaimResult], folder: Path, budget: Budget) -> list[Path]:
-    """One sealed certificate per obligation, named after the claim and obligation ids."""
-    import json
-
-    from ioverify.certificate.format import seal
-    from ioverify._io import write_text
-    from ioverify.certificate.body import certificate_body
-
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for cr in claim_results:
-        for i, result in enumerate(cr.results):
-            path = folder / f"{cr.claim.id}--{i:03d}.json"
-            doc = seal(certificate_body(cr.claim, result, budget))
-            write_text(json.dumps(doc, indent=1), str(path))
-            paths.append(path)
-    return paths

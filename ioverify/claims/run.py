@@ -15,6 +15,9 @@ from typing import Any
 
 from ioverify.claims.claim import Obligation
 from ioverify.verdict import Evidence, Optimal, Refuted, Unknown, Verdict, Verified
+from ioverify.dag.registry import build
+from ioverify.search.partition import partition_bound
+from ioverify.search.pebbling import pebble
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,6 @@ def run(obligation: Obligation, budget: Budget = Budget()) -> ObligationResult:
 
 def build_family(spec: dict):
     """The family instance a spec names: ``ioverify.dag.registry.build``."""
-    from ioverify.dag.registry import build
-
     return build(spec)
 
 
@@ -86,8 +87,6 @@ def resolve_lower_bound(spec: dict) -> tuple[int | None, dict]:
 # --- runners -------------------------------------------------------------------------------------
 
 def run_exact_search(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
-    from ioverify.search.pebbling import pebble
-
     dag = build_family(spec)
     memory, variant = spec["memory"], spec.get("variant", "recompute")
     claim, detail = resolve_lower_bound(spec)
@@ -117,8 +116,6 @@ def _compare_optimum(found: Optimal, expected: int, claim: int | None, variant: 
 
 
 def run_partition(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
-    from ioverify.search.partition import partition_bound
-
     dag = build_family(spec)
     verdict = partition_bound(dag, spec["memory"], timeout=budget.timeout, seed=budget.seed,
                               rlimit=budget.rlimit)

@@ -53,7 +53,8 @@ def _progress(result) -> None:
 
 
 def _check(args) -> int:
-    from ioverify.claims.check import check_claims, write_certificates
+    from ioverify.certificate.body import write_certificates
+    from ioverify.claims.check import check_claims
     from ioverify.claims.claim import load
     from ioverify.claims.run import Budget
     from ioverify.report.claims import write_pages

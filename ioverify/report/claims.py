@@ -11,6 +11,10 @@ from pathlib import Path
 
 from ioverify.claims.check import ClaimResult
 from ioverify.claims.claim import Claim
+from ioverify._io import write_text
+from ioverify.certificate.body import describe
+from ioverify.certificate.format import tool_versions
+from ioverify.report import plots as plotting
 
 STATUS_WORDS = {
     "optimal": "optimal (proved)", "verified": "verified", "refuted": "REFUTED",
@@ -24,8 +28,6 @@ def page_name(claim: Claim) -> str:
 
 
 def _evidence(result) -> str:
-    from ioverify.certificate.body import describe
-
     v = result.verdict
     evidence = getattr(v, "evidence", None)
     if evidence is None:
@@ -109,9 +111,6 @@ def index_page(claim_results: list[ClaimResult], images: list[str] = ()) -> str:
 
 def write_pages(claim_results: list[ClaimResult], folder: Path, plots: bool = False) -> list[Path]:
     """The claim pages and the index; with ``plots`` (and matplotlib installed) the plots too."""
-    from ioverify.certificate.format import tool_versions
-    from ioverify._io import write_text
-
     folder.mkdir(parents=True, exist_ok=True)
     versions = tool_versions()
     written = []
@@ -121,8 +120,6 @@ def write_pages(claim_results: list[ClaimResult], folder: Path, plots: bool = Fa
         written.append(path)
     images = sorted(p.name for p in (folder / "img").glob("*.png"))  # kept if not redrawn
     if plots:
-        from ioverify.report import plots as plotting
-
         if plotting.available():
             images = [p.name for p in plotting.write_all(folder / "img", claim_results)]
             written += [folder / "img" / name for name in images]

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from ioverify.errors import IOVerifyError
 
 FORWARD = ("attention-standard", "flash-forward-v1", "flash-forward-v2", "square-tiling-forward")
 BACKWARD = ("flash-backward-v1", "flash-backward-v2", "square-tiling-backward")
@@ -43,7 +44,6 @@ def memory_sweep(d: int, n: int) -> list[int]:
 def _kernel_series(names, sizes, sweep):
     """Traced I/O by a shape-only run of each kernel (the counts do not depend on the data; the
     shipped claims certify the same kernels with data, and their counts equal the closed forms)."""
-    from ioverify.errors import IOVerifyError
     from ioverify.trace.kernel import count_only
 
     series = {}
