@@ -170,3 +170,37 @@ def test_json_output_is_one_object(tmp_path, capsys):
     assert [o["status"] for o in claim["obligations"]] == ["refuted", "optimal"]
     assert "beats the claimed lower bound 12" in claim["obligations"][0]["message"]
     assert len(doc["certificates"]) == 2
+
+
+def test_user_claims_never_replace_the_shipped_pages(tmp_path, monkeypatch):
+    """``ioverify check my_claims.py`` writes its pages to ./ioverify-pages, not docs/claims."""
+    path = write_claim(tmp_path, "pyramid-mine", '[(4, {"optimum": 7})]')
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs" / "claims").mkdir(parents=True)
+    shipped_index = tmp_path / "docs" / "claims" / "index.md"
+    shipped_index.write_text("the shipped index\n")
+    assert main(["check", str(path), "--quiet", "--jobs", "1"]) == 0
+    assert shipped_index.read_text() == "the shipped index\n"
+    assert (tmp_path / "ioverify-pages" / "pyramid-mine.md").exists()
+
+
+def test_pages_carry_no_run_times_or_versions(tmp_path):
+    """Checking the same claims twice writes the same pages (a checkout stays clean)."""
+    path = write_claim(tmp_path, "pyramid-twice", '[(3, {"optimum": 11}), (4, {"optimum": 7})]')
+    first = tmp_path / "first"
+    for folder in ("first", "second"):
+        assert main(["check", str(path), "--certificates", str(tmp_path / "c"), "--docs",
+                     str(tmp_path / folder), "--quiet", "--jobs", "1"]) == 0
+    for page in first.glob("*.md"):
+        assert page.read_text() == (tmp_path / "second" / page.name).read_text()
+        assert "seconds" not in page.read_text().split("## Grid checked")[-1].split("\n")[2]
+        assert "z3-solver" not in page.read_text()
+
+
+def test_rewriting_a_claim_removes_its_stale_certificates(tmp_path):
+    """A claim re-run with fewer obligations leaves no certificate of the earlier run behind."""
+    run_check(tmp_path, write_claim(tmp_path, "pyramid-shrinks", '[(3, {}), (4, {}), (5, {})]'))
+    assert len(list((tmp_path / "certs").glob("pyramid-shrinks--*.json"))) == 3
+    run_check(tmp_path, write_claim(tmp_path, "pyramid-shrinks", '[(4, {})]'))
+    assert [p.name for p in (tmp_path / "certs").glob("pyramid-shrinks--*.json")] == \
+        ["pyramid-shrinks--000.json"]

@@ -9,6 +9,9 @@ from pathlib import Path
 from ioverify.cli.common import positive_float, positive_int, non_negative_int, print_json
 
 
+USER_PAGES = "ioverify-pages"
+
+
 def register(sub) -> None:
     p = sub.add_parser("check", help="check claims, write certificates and the docs pages",
                        description="Run every obligation of the claims in PATHS (default: the "
@@ -32,8 +35,10 @@ def register(sub) -> None:
                    help="cap on the exhaustive pebbling search's stored configurations")
     p.add_argument("--certificates", default="certificates", metavar="DIR",
                    help="where to write certificates (default ./certificates)")
-    p.add_argument("--docs", default="docs/claims", metavar="DIR",
-                   help="where to write the claim pages (default ./docs/claims)")
+    p.add_argument("--docs", default=None, metavar="DIR",
+                   help="where to write the claim pages (default: ./docs/claims for the shipped "
+                        f"claims; ./{USER_PAGES} for claim files given as PATHS, so that a user's "
+                        "claims never replace the shipped pages)")
     p.add_argument("--no-plots", action="store_true",
                    help="do not regenerate the plots (they are drawn for the shipped claims "
                         "when matplotlib is installed)")
@@ -66,7 +71,8 @@ def _check(args) -> int:
     results = check_claims(claims, budget, args.jobs, args.scheduler,
                            None if args.quiet or args.json else _progress)
     certs = write_certificates(results, Path(args.certificates), budget)
-    pages = write_pages(results, Path(args.docs), plots=not args.paths and not args.no_plots)
+    docs = args.docs or ("docs/claims" if not args.paths else USER_PAGES)
+    pages = write_pages(results, Path(docs), plots=not args.paths and not args.no_plots)
     overall = merge(cr.verdict for cr in results)
     _print(results, certs, pages, overall, args.json)
     return exit_code(overall)

@@ -1,8 +1,10 @@
 """Documentation generated from the claims: one Markdown page per claim and an index.
 
 Pages say what was claimed, where it comes from, in which game variant, the grid actually checked,
-the verdict per instance with its evidence, and the tool versions.  Nothing is written by hand, so
-the pages cannot drift from what ``ioverify check`` established.
+and the verdict per instance with its evidence.  Nothing is written by hand, so the pages cannot
+drift from what ``ioverify check`` established; and nothing that changes from run to run (seconds,
+tool versions: those are in each certificate) is on a page, so checking the same claims again
+rewrites the same pages.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from ioverify.claims.check import ClaimResult
 from ioverify.claims.claim import Claim
 from ioverify._io import write_text
 from ioverify.certificate.body import describe
-from ioverify.certificate.format import tool_versions
 from ioverify.report import plots as plotting
 
 STATUS_WORDS = {
@@ -53,7 +54,7 @@ def _value(result) -> str:
     return f"[{lower}, {upper}]" if lower is not None or upper is not None else ""
 
 
-def claim_page(cr: ClaimResult, versions: dict[str, str]) -> str:
+def claim_page(cr: ClaimResult) -> str:
     c = cr.claim
     lines = [
         f"# {c.title}", "",
@@ -72,14 +73,14 @@ def claim_page(cr: ClaimResult, versions: dict[str, str]) -> str:
     if c.notes:
         lines += [c.notes.strip(), ""]
     lines += ["## Grid checked", "",
-              "| instance | check | verdict | value | evidence | seconds |",
-              "|---|---|---|---|---|---|"]
+              "| instance | check | verdict | value | evidence |",
+              "|---|---|---|---|---|"]
     for r in cr.results:
         lines.append(f"| `{r.obligation.id}` | {r.obligation.kind} | "
                      f"{STATUS_WORDS[r.verdict.status]} | {_value(r)} | "
-                     f"{_evidence(r).replace('|', '/')} | {r.seconds:.2f} |")
-    lines += ["", "## Tool versions", "",
-              ", ".join(f"{k} {v}" for k, v in versions.items()), ""]
+                     f"{_evidence(r).replace('|', '/')} |")
+    lines += ["", "Run times, the seed and the tool versions of each verdict are in its "
+                  "certificate (`ioverify check --certificates DIR`).", ""]
     return "\n".join(lines)
 
 
@@ -112,11 +113,10 @@ def index_page(claim_results: list[ClaimResult], images: list[str] = ()) -> str:
 def write_pages(claim_results: list[ClaimResult], folder: Path, plots: bool = False) -> list[Path]:
     """The claim pages and the index; with ``plots`` (and matplotlib installed) the plots too."""
     folder.mkdir(parents=True, exist_ok=True)
-    versions = tool_versions()
     written = []
     for cr in claim_results:
         path = folder / page_name(cr.claim)
-        write_text(claim_page(cr, versions), str(path))
+        write_text(claim_page(cr), str(path))
         written.append(path)
     images = sorted(p.name for p in (folder / "img").glob("*.png"))  # kept if not redrawn
     if plots:
