@@ -116,6 +116,6 @@ def test_latex_forms():
 def test_docs_page_is_the_rendering_of_the_registry():
     page = Path(__file__).resolve().parent.parent / "docs" / "bounds.md"
     assert page.read_text() == render(), \
-        "docs/bounds.md is stale: python -m ioverify.report.bounds > docs/bounds.md"
+        "docs/bounds.md is stale: run `ioverify docs`"
     for bound_id in REGISTRY:
         assert f"## {bound_id}" in page.read_text()

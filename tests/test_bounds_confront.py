@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from ioverify.bounds.confront import (Optimum, confront, explicit_lower_bounds,
-                                      reference_optima, render_markdown, searched_optima)
+from ioverify.bounds.confront import (Optimum, confront, explicit_lower_bounds, reference_optima,
+                                      searched_optima)
+from ioverify.report.confrontation import render_markdown
 from ioverify.cli import main
 
 

@@ -41,7 +41,7 @@ def test_generated_reference_is_current(page):
     from ioverify.cli.reference import PAGES
 
     assert (DOCS / page).read_text() == PAGES[page](), \
-        f"docs/{page} is stale: run `python -m ioverify.cli.reference`"
+        f"docs/{page} is stale: run `ioverify docs`"
 
 
 def test_every_shipped_claim_has_a_page():
@@ -66,3 +66,21 @@ def test_site_builds_strictly(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (site / "index.html").exists() and (site / "claims" / "index.html").exists()
     shutil.rmtree(site)
+
+
+def test_ioverify_docs_check_finds_the_generated_pages_current(capsys):
+    from ioverify.cli import main
+
+    quick = ["bounds.md", "reference/cli.md", "reference/api.md"]
+    assert main(["docs", "--check", "--docs", str(DOCS), "--only", *quick]) == 0
+
+
+def test_ioverify_docs_writes_and_then_finds_nothing_stale(tmp_path, capsys):
+    from ioverify.cli import main
+
+    (tmp_path / "bounds.md").write_text("edited by hand\n")
+    assert main(["docs", "--check", "--docs", str(tmp_path), "--only", "bounds.md"]) == 1
+    assert "stale" in capsys.readouterr().out
+    assert (tmp_path / "bounds.md").read_text() == "edited by hand\n"  # --check writes nothing
+    assert main(["docs", "--docs", str(tmp_path), "--only", "bounds.md"]) == 0
+    assert main(["docs", "--check", "--docs", str(tmp_path), "--only", "bounds.md"]) == 0

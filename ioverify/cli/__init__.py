@@ -28,6 +28,7 @@ COMMANDS = (
     "ioverify.cli.certificate_cmd",
     "ioverify.cli.kernel_cmd",
     "ioverify.cli.bench_cmd",
+    "ioverify.cli.docs_cmd",
 )
 
 EPILOG = """exit codes:

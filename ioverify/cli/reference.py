@@ -1,6 +1,6 @@
 """Reference pages generated from the code itself: the CLI (from argparse) and the Python API
 (from signatures and docstrings).  A test fails when the committed pages differ from these, so the
-reference cannot drift.  Regenerate with ``python -m ioverify.cli.reference``.
+reference cannot drift.  Regenerate with ``ioverify docs``.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def _no_addresses(text: str) -> str:
 
 def api_page() -> str:
     lines = ["# Python API", "", "Generated from signatures and docstrings "
-             "(`python -m ioverify.cli.reference`).", ""]
+             "(`ioverify docs`).", ""]
     for name in API_MODULES:
         try:
             module = importlib.import_module(name)
@@ -97,7 +97,3 @@ def write(docs: Path = Path("docs")) -> list[Path]:
         written.append(path)
     return written
 
-
-if __name__ == "__main__":
-    for p in write():
-        print(p)

@@ -2,7 +2,7 @@
 
 The committed file must equal ``render()`` (a test checks it), so it cannot go stale:
 
-    python -m ioverify.report.bounds > docs/bounds.md
+    ioverify docs
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ FINDINGS = (
 
 def render() -> str:
     lines = ["# The bound library", "",
-             "Generated from `ioverify.bounds.REGISTRY` by `python -m ioverify.report.bounds`; "
+             "Generated from `ioverify.bounds.REGISTRY` by `ioverify docs`; "
              "do not edit by hand (a test compares this file with the rendering).", "",
              "Firmness follows THEORY.md: **paper** (read in the full text), **summary** (known "
              "from an abstract or review), **recalled** (from memory: a hypothesis), **derived** "
@@ -78,6 +78,3 @@ def _section(b) -> list[str]:
     out += [f"| {k} | {v.replace('|', '/')} |" for k, v in rows]
     return out + [""]
 
-
-if __name__ == "__main__":
-    print(render(), end="")
