@@ -38,7 +38,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 
 from ioverify.certificate.format import NotRechecked, RELIES_ON, digest, read, validate
@@ -336,29 +335,17 @@ def _feasibility(doc: dict, dag, memory: int, log: _Log) -> bool:
 
 
 def _bound_value(bound_id: str, params: dict, memory: int):
-    """A bound evaluated on an instance, exactly (``ioverify.claims.run.bound_value``)."""
-    from ioverify.bounds import get
+    """A bound evaluated on an instance, exactly (SymPy: loaded when a bound is named)."""
+    from ioverify.bounds.instance import bound_value
 
-    bound = get(bound_id)
-    given = {k: v for k, v in params.items() if k in bound.param_names}
-    value = bound.evaluate(**given, M=memory)
-    try:
-        return Fraction(str(value)) if not isinstance(value, Fraction) else value
-    except ValueError:
-        return float(value)
+    return bound_value(bound_id, params, memory)
 
 
 def _claimed_lower_bound(spec: dict) -> tuple[int | None, dict]:
-    """The spec's claimed lower bound, re-resolved: a number, or a bound id evaluated on the
-    instance and rounded up (``ioverify.claims.run.resolve_lower_bound``)."""
-    claim = spec.get("lower_bound")
-    if claim is None:
-        return None, {}
-    if isinstance(claim, int):
-        return claim, {"lower_bound_source": "number"}
-    value = _bound_value(claim, spec["params"], spec["memory"])
-    return max(0, math.ceil(value)), {"lower_bound_source": claim,
-                                       "lower_bound_exact": str(value)}
+    """The spec's claimed lower bound, re-resolved from the spec, never read from the verdict."""
+    from ioverify.bounds.instance import resolve_lower_bound
+
+    return resolve_lower_bound(spec)
 
 
 # --- exact-search ---------------------------------------------------------------------------------

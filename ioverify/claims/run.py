@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from ioverify.claims.claim import Obligation
@@ -58,30 +57,18 @@ def build_family(spec: dict):
     return build(spec)
 
 
-def bound_value(bound_id: str, params: dict, memory: int) -> Fraction | float:
-    """Evaluate bound ``bound_id`` on an instance (its parameters plus M); parameters the bound
-    does not take (a kernel's mask, say) are not passed."""
-    from ioverify.bounds import get
+def bound_value(bound_id: str, params: dict, memory: int):
+    """``ioverify.bounds.instance.bound_value`` (SymPy: loaded when a bound is named)."""
+    from ioverify.bounds.instance import bound_value as value_on
 
-    bound = get(bound_id)
-    given = {k: v for k, v in params.items() if k in bound.param_names}
-    value = bound.evaluate(**given, M=memory)
-    try:
-        return Fraction(str(value)) if not isinstance(value, Fraction) else value
-    except ValueError:
-        return float(value)
+    return value_on(bound_id, params, memory)
 
 
 def resolve_lower_bound(spec: dict) -> tuple[int | None, dict]:
-    """The claimed lower bound as the least integer I/O it forbids going under, with its source."""
-    claim = spec.get("lower_bound")
-    if claim is None:
-        return None, {}
-    if isinstance(claim, int):
-        return claim, {"lower_bound_source": "number"}
-    value = bound_value(claim, spec.get("params", {}), spec["memory"])
-    return max(0, math.ceil(value)), {"lower_bound_source": claim,
-                                       "lower_bound_exact": str(value)}
+    """``ioverify.bounds.instance.resolve_lower_bound``."""
+    from ioverify.bounds.instance import resolve_lower_bound as resolve
+
+    return resolve(spec)
 
 
 # --- runners -------------------------------------------------------------------------------------
