@@ -14,6 +14,7 @@ from typing import Callable, Iterable
 from ioverify.claims.claim import Claim, Obligation
 from ioverify.claims.run import Budget, ObligationResult, run
 from ioverify.verdict import Verdict, merge
+from ioverify.claims.validate import validate
 from ioverify.errors import InvalidArgument
 
 
@@ -98,6 +99,7 @@ def _run_dask(items, address: str):
 def check_claims(claims: Iterable[Claim], budget: Budget = Budget(), jobs: int = 1,
                  scheduler: str | None = None, progress=None) -> list[ClaimResult]:
     claims = list(claims)
+    validate(claims)  # a typo in an id fails here, not after the solver work
     obligations = [ob for c in claims for ob in c.obligations]
     results = iter(run_all(obligations, budget, jobs, scheduler, progress))
     return [ClaimResult(c, tuple(next(results) for _ in c.obligations)) for c in claims]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ioverify.claims.validate import validate
 from ioverify.errors import InvalidArgument
 
 KINDS = ("exact-search", "partition", "kernel", "symbolic")
@@ -173,7 +174,9 @@ def load_file(path: str | Path) -> list[Claim]:
     claims = getattr(module, "CLAIMS", None)
     if not isinstance(claims, (list, tuple)) or not all(isinstance(c, Claim) for c in claims):
         raise InvalidArgument(f"{path}: a claim file must define CLAIMS, a list of Claim")
-    return [_with_origin(c, path) for c in claims]
+    claims = [_with_origin(c, path) for c in claims]
+    validate(claims)  # every id, before any obligation runs
+    return claims
 
 
 def _with_origin(claim: Claim, path: Path) -> Claim:

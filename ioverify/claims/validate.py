@@ -1,0 +1,122 @@
+"""Every id a claim names is checked when the claims are loaded, before any obligation runs:
+a typo in a bound id must not surface after minutes of solver work.
+
+Checked: DAG families and their parameter names, M, game variants, claimed lower bounds (a
+number, or a bound id the instance can evaluate), kernels and their sizes and options, lower- and
+upper-bound ids of kernel obligations, fact ids, and the claim-level ``bounds`` and ``kernels``.
+An unknown id is an ``InvalidArgument`` naming the claim, the obligation, the field and the id,
+with the closest known ids.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from ioverify._check import integer, positive
+from ioverify.dag.registry import FAMILIES
+from ioverify.errors import InvalidArgument
+from ioverify.game.rules import VARIANTS
+
+
+def validate(claims) -> None:
+    """Raise ``InvalidArgument`` at the first unknown id of any claim (see the module doc)."""
+    for claim in claims:
+        where = f"{claim.origin + ': ' if claim.origin else ''}claim {claim.id!r}"
+        for bound_id in claim.bounds:
+            _known(f"{where}: bounds", bound_id, _bound_ids())
+        for kernel in claim.kernels:
+            _known(f"{where}: kernels", kernel, _kernel_specs())
+        for ob in claim.obligations:
+            CHECKS[ob.kind](f"{where}, obligation {ob.id}", ob.spec)
+
+
+def _known(where: str, value, known) -> None:
+    if value in known:
+        return
+    close = difflib.get_close_matches(str(value), list(map(str, known)), n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(map(repr, close))}?" if close else \
+        (f" (known: {', '.join(sorted(map(str, known)))})" if len(known) <= 12 else "")
+    raise InvalidArgument(f"{where}: unknown id {value!r}{hint}")
+
+
+def _instance(where: str, spec: dict) -> None:
+    _known(f"{where}: family", spec.get("family"), FAMILIES)
+    family = FAMILIES[spec["family"]]
+    names = {p.name for p in family.params}
+    for name in spec.get("params", {}):
+        _known(f"{where}: parameter of family {family.name!r}", name, names)
+    for param in family.params:
+        if param.default is None and param.name not in spec.get("params", {}):
+            raise InvalidArgument(f"{where}: family {family.name!r} needs parameter "
+                                  f"{param.name!r}")
+    try:
+        positive("memory M", spec.get("memory"))
+    except InvalidArgument as error:
+        raise InvalidArgument(f"{where}: {error}") from None
+
+
+def _exact_search(where: str, spec: dict) -> None:
+    _instance(where, spec)
+    _known(f"{where}: variant", spec.get("variant", "recompute"), VARIANTS)
+    claim = spec.get("lower_bound")
+    if isinstance(claim, str):
+        _bound_on_instance(f"{where}: lower_bound", claim, spec)
+    elif claim is not None:
+        try:
+            integer("lower_bound", claim, 0)
+        except InvalidArgument as error:
+            raise InvalidArgument(f"{where}: {error}") from None
+
+
+def _partition(where: str, spec: dict) -> None:
+    _instance(where, spec)
+
+
+def _kernel(where: str, spec: dict) -> None:
+    from ioverify.trace.kernel import check_sizes  # NumPy: loaded for kernel claims only
+
+    specs = _kernel_specs()
+    _known(f"{where}: kernel", spec.get("kernel"), specs)
+    try:
+        check_sizes(specs[spec["kernel"]], dict(spec.get("params", {})))
+        positive("memory M", spec.get("memory"))
+    except InvalidArgument as error:
+        raise InvalidArgument(f"{where}: {error}") from None
+    for field in ("lower_bounds", "upper_bounds"):
+        for bound_id in spec.get(field, ()):
+            _known(f"{where}: {field}", bound_id, _bound_ids())
+
+
+def _symbolic(where: str, spec: dict) -> None:
+    from ioverify.bounds.facts import FACTS  # SymPy: loaded for symbolic claims only
+
+    _known(f"{where}: fact", spec.get("fact"), FACTS)
+
+
+def _bound_on_instance(where: str, bound_id: str, spec: dict) -> None:
+    """A bound id the instance can evaluate: known, and its parameters given (M aside)."""
+    from ioverify.bounds import get  # SymPy: loaded when a claim names a bound
+
+    _known(where, bound_id, _bound_ids())
+    missing = [p for p in get(bound_id).param_names
+               if p != "M" and p not in spec.get("params", {})]
+    if missing:
+        raise InvalidArgument(f"{where}: bound {bound_id!r} needs {', '.join(missing)}, which "
+                              f"the instance {spec['family']}{spec.get('params', {})} does not "
+                              f"give")
+
+
+def _bound_ids():
+    from ioverify.bounds import REGISTRY  # SymPy
+
+    return REGISTRY
+
+
+def _kernel_specs():
+    from ioverify.trace.kernel import KERNELS  # NumPy
+
+    return KERNELS
+
+
+CHECKS = {"exact-search": _exact_search, "partition": _partition, "kernel": _kernel,
+          "symbolic": _symbolic}

@@ -1,0 +1,89 @@
+"""Claims are validated when they are loaded: every id a claim names is known before any
+obligation runs, and an unknown one is one line naming the claim, the field and the id."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from ioverify.claims import Claim, exact_search, kernel, load, partition, symbolic
+from ioverify.claims.validate import validate
+from ioverify.cli import main
+from ioverify.errors import InvalidArgument
+
+ID = "typo-claim"
+
+
+def claim(*obligations, **kw) -> Claim:
+    return Claim(ID, "a claim", "a statement", "tests", "user", "recompute", obligations, **kw)
+
+
+BAD = [
+    ("family", lambda: exact_search(ID, "pyramd", {"height": 2}, 3), "'pyramd'", "pyramid"),
+    ("family parameter", lambda: exact_search(ID, "pyramid", {"heigth": 2}, 3), "'heigth'",
+     "height"),
+    ("missing parameter", lambda: partition(ID, "matmul", {"m": 2, "k": 2}, 3), "'n'", None),
+    ("variant", lambda: exact_search(ID, "pyramid", {"height": 2}, 3, variant="one_shot"),
+     "'one_shot'", "one-shot"),
+    ("memory", lambda: exact_search(ID, "pyramid", {"height": 2}, 0), "memory M", None),
+    ("lower-bound id", lambda: exact_search(ID, "matmul", {"m": 2, "k": 2, "n": 2}, 3,
+                                            lower_bound="matmul-trivail"), "'matmul-trivail'",
+     "matmul-trivial"),
+    ("lower-bound parameters", lambda: exact_search(ID, "pyramid", {"height": 2}, 3,
+                                                    lower_bound="matmul-trivial"), "needs", None),
+    ("kernel", lambda: kernel(ID, "flash-forward-v3", {"n": 8, "d": 2}, 64),
+     "'flash-forward-v3'", "flash-forward-v2"),
+    ("kernel size", lambda: kernel(ID, "flash-forward-v2", {"n": 8, "dd": 2}, 64), "'dd'", None),
+    ("kernel lower bound", lambda: kernel(ID, "matmul-tiled", {"m": 4, "k": 4, "n": 4}, 16,
+                                          lower_bounds=("cosmo",)), "'cosmo'", "cosma"),
+    ("kernel upper bound", lambda: kernel(ID, "matmul-tiled", {"m": 4, "k": 4, "n": 4}, 16,
+                                          upper_bounds=("matmul-trivail",)), "'matmul-trivail'",
+     None),
+    ("fact", lambda: symbolic(ID, "crossover/saha-ye-thm3.2"), "'crossover/saha-ye-thm3.2'",
+     "crossover/saha-ye-thm3.1"),
+]
+
+
+@pytest.mark.parametrize("what, make, fragment, suggestion", BAD, ids=[b[0] for b in BAD])
+def test_unknown_ids_are_refused_naming_claim_and_id(what, make, fragment, suggestion):
+    with pytest.raises(InvalidArgument) as error:
+        validate([claim(make())])
+    message = str(error.value)
+    assert f"claim {ID!r}" in message and fragment in message
+    if suggestion:
+        assert repr(suggestion) in message
+
+
+@pytest.mark.parametrize("field, value", [("bounds", ("saha-ye-thm3.2",)),
+                                          ("kernels", ("flash-forward-v3",))])
+def test_claim_level_ids_are_checked(field, value):
+    ob = exact_search(ID, "pyramid", {"height": 2}, 3)
+    with pytest.raises(InvalidArgument, match=f"{field}: unknown id"):
+        validate([claim(ob, **{field: value})])
+
+
+def test_shipped_claims_load():
+    assert len(load(["proofs"])) >= 10
+
+
+def test_a_typo_stops_check_before_any_obligation_runs(tmp_path, capsys, monkeypatch):
+    from ioverify.claims import run
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("an obligation ran before the claims were validated")
+
+    monkeypatch.setattr(run, "run", must_not_run)
+    path = tmp_path / "typo_claims.py"
+    path.write_text(textwrap.dedent(f"""
+        from ioverify.claims import Claim, exact_search
+        CLAIMS = [Claim("{ID}", "t", "s", "tests", "user", "recompute",
+                        (exact_search("{ID}", "pyramid", {{"height": 2}}, 3),
+                         exact_search("{ID}", "matmul", {{"m": 2, "k": 2, "n": 2}}, 3,
+                                      lower_bound="matmul-trivail")))]
+        """))
+    code = main(["check", str(path), "--jobs", "1", "--certificates", str(tmp_path / "c"),
+                 "--docs", str(tmp_path / "d")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "'matmul-trivail'" in err
+    assert not (tmp_path / "c").exists()
