@@ -8,8 +8,7 @@ from ioverify.dag import binary_tree, matmul, pyramid
 from ioverify.dag.model import DAGBuilder
 from ioverify.errors import InvalidArgument
 from ioverify.game.replay import replay
-from ioverify.search.pebbling import (compute_demands, greedy_schedule, pebble, single_use_lemma,
-                             trivial_lower_bound)
+from ioverify.search.pebbling import pebble
 from ioverify.verdict import Infeasible, Optimal, Refuted, Verified, is_proof, verdict_to_json
 
 # Reference optima from THEORY.md section 1 (independent exhaustive search, recompute variant).
@@ -99,28 +98,10 @@ def test_deterministic_schedule(route):
     assert first.schedule == second.schedule
 
 
-def test_greedy_schedule_is_legal_and_not_below_trivial_bound():
-    dag = matmul(2, 2, 2)
-    for memory in (3, 4, 6, 20):
-        result = replay(dag, greedy_schedule(dag, memory), memory, "one-shot")
-        assert result.ok and result.io >= trivial_lower_bound(dag)
-
-
 def test_trivial_bound_attained_with_large_memory():
     verdict = pebble(matmul(2, 2, 2), 20)
     assert isinstance(verdict, Optimal) and verdict.io == 12
     assert verdict.evidence.kind == "trivial-bound"
-
-
-def test_demand_counts():
-    assert set(compute_demands(matmul(2, 2, 2)).values()) == {1}
-    assert single_use_lemma(binary_tree(8))
-    dag = diamond()
-    demands = {dag.names[v]: c for v, c in compute_demands(dag).items()}
-    assert demands == {"r": 1, "p": 1, "q": 1, "m": 2}
-    assert not single_use_lemma(dag)
-    # apex 1, level 2: 1 + 1, level 1: 1 + 2 + 1
-    assert sum(compute_demands(pyramid(3)).values()) == 1 + 2 + (1 + 2 + 1)
 
 
 def test_recompute_proof_by_demand_horizon(z3_only):
