@@ -179,3 +179,18 @@ def test_certificate_written_for_infeasible_claim_says_so(files):
     folder = files["out"] / "infeasible" / "certs"
     docs = [json.loads(p.read_text()) for p in folder.glob("*.json")]
     assert docs and all(d["verdict"]["status"] == "infeasible" for d in docs)
+
+
+def test_the_parser_knows_every_bound_parameter_without_sympy():
+    from ioverify.bounds.symbols import BY_NAME
+    from ioverify.cli.bounds_cmd import PARAMETER_NAMES
+
+    assert list(PARAMETER_NAMES) == list(BY_NAME)
+
+
+def test_version_and_help_load_no_solver_or_sympy():
+    code = ("import sys\nfrom ioverify.cli import build_parser\nbuild_parser()\n"
+            "heavy = [m for m in ('sympy', 'z3', 'pysat', 'numpy') if m in sys.modules]\n"
+            "assert not heavy, heavy\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr

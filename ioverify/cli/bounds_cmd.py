@@ -46,10 +46,14 @@ def register(sub) -> None:
     facts.set_defaults(handler=_facts)
 
 
-def _parameter_names() -> list[str]:
-    from ioverify.bounds.symbols import BY_NAME
+# The parameter names of ``ioverify.bounds.symbols.BY_NAME``, written out so that building the
+# parser (``ioverify --help``, ``--version``) does not import SymPy; a test keeps them equal.
+PARAMETER_NAMES = ("n", "d", "M", "m", "k", "a", "b", "P", "V", "U", "B", "B_c", "B_r", "r", "g",
+                   "Z_in", "Z_QK", "s", "Z_r", "Z_c", "f")
 
-    return list(BY_NAME)
+
+def _parameter_names() -> list[str]:
+    return list(PARAMETER_NAMES)
 
 
 def bound_summary(bound) -> dict:
