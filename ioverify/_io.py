@@ -18,25 +18,41 @@ from ioverify.errors import InvalidArgument, InvalidFormat
 
 def write_text(text: str, path: str | None) -> None:
     """Write to ``path`` atomically (a temporary file renamed into place), or to stdout if None,
-    so a failure never leaves a half-written file."""
+    so a failure never leaves a half-written file.  The file gets the mode an ordinary write
+    would give it: an existing file keeps its mode, a new one gets 0666 less the umask."""
     if path is None or path == "-":
         sys.stdout.write(text)
         if not text.endswith("\n"):
             sys.stdout.write("\n")
         return
     target = Path(path)
-    if not target.parent.exists():
+    if target.is_dir():
+        raise InvalidArgument(f"cannot write {path!r}: it is a folder")
+    if not target.parent.is_dir():
         raise InvalidArgument(f"cannot write {path!r}: folder {str(target.parent)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    mode = _mode_for(target)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as error:
+        raise InvalidArgument(f"cannot write {path!r}: {error.strerror}") from None
     try:
         with os.fdopen(fd, "w") as handle:
             handle.write(text if text.endswith("\n") else text + "\n")
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
 
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def load_json_document(text: str, what: str) -> object:

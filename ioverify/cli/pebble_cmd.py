@@ -95,13 +95,13 @@ def _pebble(args) -> int:
     doc = verdict_to_json(verdict, dag, seconds=time.monotonic() - start)
     doc["budget"] = budget_record(rlimit=args.rlimit, timeout=args.timeout, seed=0,
                                   max_states=state_cap(args.method, args.max_states))
-    schedule = getattr(verdict, "schedule", None)
-    if args.schedule_out and schedule is not None:
-        write_text(json.dumps(schedule.to_dict(dag), indent=1), args.schedule_out)
     if args.json:
         print_json(doc)
     else:
         print(describe(doc))
+    schedule = getattr(verdict, "schedule", None)
+    if args.schedule_out and schedule is not None:  # after the verdict: a bad path loses nothing
+        write_text(json.dumps(schedule.to_dict(dag), indent=1), args.schedule_out)
     return exit_code(verdict)
 
 

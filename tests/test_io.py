@@ -1,0 +1,51 @@
+"""``ioverify._io.write_text``: atomic, with the mode an ordinary write gives, one line on a bad
+path."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ioverify._io import write_text
+from ioverify.cli import main
+from ioverify.errors import InvalidArgument
+
+
+def test_new_file_gets_the_umask_and_an_existing_one_keeps_its_mode(tmp_path):
+    old = os.umask(0o022)
+    try:
+        new = tmp_path / "new.json"
+        write_text("{}", str(new))
+        assert new.stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "kept.json"
+        kept.write_text("old")
+        kept.chmod(0o640)
+        write_text("{}", str(kept))
+        assert kept.stat().st_mode & 0o777 == 0o640 and kept.read_text() == "{}\n"
+    finally:
+        os.umask(old)
+
+
+def test_a_folder_or_a_missing_folder_is_one_line(tmp_path):
+    with pytest.raises(InvalidArgument, match="it is a folder"):
+        write_text("{}", str(tmp_path))
+    with pytest.raises(InvalidArgument, match="does not exist"):
+        write_text("{}", str(tmp_path / "no" / "file.json"))
+
+
+def test_dag_output_naming_a_folder_exits_2(tmp_path, capsys):
+    assert main(["dag", "pyramid", "--height", "2", "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "it is a folder" in err
+
+
+def test_schedule_out_naming_a_folder_still_prints_the_verdict(tmp_path, capsys):
+    from ioverify.dag import pyramid
+    from ioverify.dag.jsonio import dag_to_json
+
+    dag = tmp_path / "p.json"
+    dag.write_text(dag_to_json(pyramid(2)))
+    assert main(["pebble", str(dag), "-M", "3", "--schedule-out", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith("optimal:") and "it is a folder" in err and err.count("\n") == 1
