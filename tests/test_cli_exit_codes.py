@@ -194,3 +194,10 @@ def test_version_and_help_load_no_solver_or_sympy():
             "assert not heavy, heavy\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
+
+
+def test_bounds_list_is_the_listing(capsys):
+    assert main(["bounds", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert main(["bounds"]) == 0
+    assert capsys.readouterr().out == listed and "saha-ye-thm3.1" in listed

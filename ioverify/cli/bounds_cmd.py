@@ -1,6 +1,6 @@
 """``ioverify bounds``: list the bound records, show one, evaluate one, prove the facts.
 
-    ioverify bounds [--json]
+    ioverify bounds [list] [--json]
     ioverify bounds show ID
     ioverify bounds eval ID --n 64 --d 16 --memory 256 [--m --k --B ...] [--json]
     ioverify bounds facts [--json] [--only ID ...]
@@ -25,8 +25,11 @@ def register(sub) -> None:
                                         "sources and regimes, and proved facts about them.")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=_list)
-    actions = parser.add_subparsers(dest="action", metavar="show|eval|facts",
+    actions = parser.add_subparsers(dest="action", metavar="list|show|eval|facts",
                                     parser_class=type(parser))
+    listing = actions.add_parser("list", help="every bound record, one a line (the default)")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(handler=_list)
     show = actions.add_parser("show", help="one bound with its LaTeX form")
     show.add_argument("id")
     show.add_argument("--json", action="store_true", help="print JSON")
