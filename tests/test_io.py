@@ -49,3 +49,17 @@ def test_schedule_out_naming_a_folder_still_prints_the_verdict(tmp_path, capsys)
     assert main(["pebble", str(dag), "-M", "3", "--schedule-out", str(tmp_path)]) == 2
     out, err = capsys.readouterr()
     assert out.startswith("optimal:") and "it is a folder" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("ops", [False, 0, [], {"a": "input"}], ids=["false", "zero", "list",
+                                                                  "input-label-on-a-non-input"])
+def test_bad_ops_in_a_dag_file_are_refused(ops):
+    import json
+
+    from ioverify.dag.jsonio import dag_from_json
+    from ioverify.errors import InvalidDAG
+
+    doc = {"format": "ioverify-dag", "version": 1, "nodes": ["x", "a"], "edges": [["x", "a"]],
+           "ops": ops}
+    with pytest.raises(InvalidDAG, match="ops|op label"):
+        dag_from_json(json.dumps(doc))

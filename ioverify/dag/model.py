@@ -42,7 +42,7 @@ class DAG:
         order = _topological_order(list(index), preds_by_name)
         position = {name: i for i, name in enumerate(order)}
         preds = tuple(tuple(sorted(position[p] for p in preds_by_name[name])) for name in order)
-        op_of = _check_ops(index, ops or {}, preds_by_name)
+        op_of = _check_ops(index, {} if ops is None else ops, preds_by_name)
         op_labels = tuple(op_of.get(name, INPUT_OP if not preds_by_name[name] else "op")
                           for name in order)
         out = _check_outputs(index, outputs, preds_by_name, position, preds)
@@ -279,6 +279,9 @@ def _check_ops(index, ops, preds) -> dict[str, str]:
             raise InvalidDAG(f"'ops' names unknown node {name!r}")
         if not isinstance(label, str) or not label:
             raise InvalidDAG(f"op label of node {name!r} must be a non-empty string")
+        if label == INPUT_OP and preds[name]:  # it would contradict the edges, and be lost
+            raise InvalidDAG(f"op label of node {name!r} is {INPUT_OP!r}, but the node has "
+                             f"predecessors: only inputs may carry that label")
     return ops
 
 
