@@ -201,3 +201,10 @@ def test_bounds_list_is_the_listing(capsys):
     listed = capsys.readouterr().out
     assert main(["bounds"]) == 0
     assert capsys.readouterr().out == listed and "saha-ye-thm3.1" in listed
+
+
+def test_a_vacuous_verification_says_so(files, capsys):
+    assert main(["pebble", str(files["pyramid"]), "-M", "3", "--claim-lower-bound", "0"]) == 0
+    assert "vacuous" in capsys.readouterr().out
+    assert main(["pebble", str(files["pyramid"]), "-M", "3", "--claim-lower-bound", "5"]) == 0
+    assert "vacuous" not in capsys.readouterr().out

@@ -113,6 +113,7 @@ def describe(doc: dict) -> str:
     elif status == "verified":
         text = f"verified: every schedule needs >= {doc['lower_bound']} I/O ({variant}; " \
                f"proof: {doc['method']})"
+
     elif status == "refuted":
         text = f"refuted: a replayed schedule has I/O = {doc['io']} < claim {doc['claim']} " \
                f"({variant})"
@@ -124,4 +125,6 @@ def describe(doc: dict) -> str:
                f"({variant})"
     else:
         text = f"infeasible: {doc['reason']}"
-    return f"{text} in {doc['seconds']:.2f} s"
+    vacuous = status == "verified" and (doc["method"] == "trivial-bound" or doc["lower_bound"] <= 0)
+    return f"{text} in {doc['seconds']:.2f} s" + \
+        ("; vacuous: the trivial bound already implies the claim" if vacuous else "")
