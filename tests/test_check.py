@@ -204,3 +204,27 @@ def test_rewriting_a_claim_removes_its_stale_certificates(tmp_path):
     run_check(tmp_path, write_claim(tmp_path, "pyramid-shrinks", '[(4, {})]'))
     assert [p.name for p in (tmp_path / "certs").glob("pyramid-shrinks--*.json")] == \
         ["pyramid-shrinks--000.json"]
+
+
+def test_an_interrupted_check_keeps_the_certificates_it_finished(tmp_path, monkeypatch, capsys):
+    """Ctrl-C after the first obligation: exit 130, and that obligation's certificate is there
+    (and re-checks), not lost with the rest of the run."""
+    import importlib
+
+    runner = importlib.import_module("ioverify.claims.check")  # the name the runner calls
+    real, calls = runner.run, []
+
+    def interrupt_second(obligation, budget):
+        calls.append(obligation)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(obligation, budget)
+
+    monkeypatch.setattr(runner, "run", interrupt_second)
+    path = write_claim(tmp_path, "pyramid-interrupted", '[(3, {}), (4, {}), (5, {})]')
+    assert run_check(tmp_path, path) == 130
+    assert len(calls) == 2
+    kept = sorted((tmp_path / "certs").glob("pyramid-interrupted--*.json"))
+    assert [p.name for p in kept] == ["pyramid-interrupted--000.json"]
+    monkeypatch.setattr(runner, "run", real)
+    assert main(["certificate", "check", str(kept[0])]) == 0

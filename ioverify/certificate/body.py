@@ -98,18 +98,52 @@ def describe(verdict: Verdict) -> str:
 
 
 def write_certificates(claim_results, folder: Path, budget) -> list[Path]:
-    """One sealed certificate per obligation, named ``<claim id>--<index>.json``.  The
-    certificates an earlier run left for the same claims are removed first, so the folder never
-    mixes runs (a claim with fewer obligations now leaves no stale file behind)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for cr in claim_results:
-        for stale in folder.glob(f"{glob.escape(cr.claim.id)}--*.json"):
-            stale.unlink()
-    paths = []
-    for cr in claim_results:
-        for i, result in enumerate(cr.results):
-            path = folder / f"{cr.claim.id}--{i:03d}.json"
-            write_text(json.dumps(seal(certificate_body(cr.claim, result, budget)), indent=1),
-                       str(path))
-            paths.append(path)
-    return paths
+    """One sealed certificate per obligation, named ``<claim id>--<index>.json``, the stale ones
+    of the same claims removed first (``CertificateWriter``)."""
+    writer = CertificateWriter([cr.claim for cr in claim_results], folder, budget)
+    return writer.finish(claim_results)
+
+
+class CertificateWriter:
+    """Writes each obligation's certificate as soon as its result arrives, so that an
+    interrupted ``check`` keeps what it finished.  The certificates an earlier run left for the
+    same claims are removed when the writer is made: the folder never mixes runs."""
+
+    def __init__(self, claims, folder: Path, budget):
+        self.folder, self.budget = folder, budget
+        self.written: dict[tuple[str, int], Path] = {}
+        self.slots: dict[str, list] = {}  # obligation (as JSON) -> its (claim, index) places
+        folder.mkdir(parents=True, exist_ok=True)
+        for claim in claims:
+            for stale in folder.glob(f"{glob.escape(claim.id)}--*.json"):
+                stale.unlink()
+            for i, ob in enumerate(claim.obligations):
+                self.slots.setdefault(_key(ob), []).append((claim, i))
+
+    def __call__(self, result) -> Path | None:
+        """Write the certificate of one result (the first place of its obligation not yet
+        written); None if the obligation is not one of the writer's claims."""
+        for claim, i in self.slots.get(_key(result.obligation), ()):
+            if (claim.id, i) not in self.written:
+                return self._write(claim, i, result)
+        return None
+
+    def finish(self, claim_results) -> list[Path]:
+        """Write whatever has not been written yet; every certificate's path, in claim order."""
+        for cr in claim_results:
+            for i, result in enumerate(cr.results):
+                if (cr.claim.id, i) not in self.written:
+                    self._write(cr.claim, i, result)
+        return [self.written[cr.claim.id, i] for cr in claim_results
+                for i in range(len(cr.results))]
+
+    def _write(self, claim, i: int, result) -> Path:
+        path = self.folder / f"{claim.id}--{i:03d}.json"
+        write_text(json.dumps(seal(certificate_body(claim, result, self.budget)), indent=1),
+                   str(path))
+        self.written[claim.id, i] = path
+        return path
+
+
+def _key(obligation) -> str:
+    return json.dumps(obligation.to_json(), sort_keys=True)

@@ -58,7 +58,7 @@ def _progress(result) -> None:
 
 
 def _check(args) -> int:
-    from ioverify.certificate.body import write_certificates
+    from ioverify.certificate.body import CertificateWriter
     from ioverify.claims.check import check_claims
     from ioverify.claims.claim import load
     from ioverify.claims.run import Budget
@@ -68,9 +68,16 @@ def _check(args) -> int:
     claims = load(args.paths or [shipped_proofs()])
     budget = Budget(timeout=args.budget, seed=args.seed, rlimit=args.rlimit,
                     max_states=args.max_states)
-    results = check_claims(claims, budget, args.jobs, args.scheduler,
-                           None if args.quiet or args.json else _progress)
-    certs = write_certificates(results, Path(args.certificates), budget)
+    writer = CertificateWriter(claims, Path(args.certificates), budget)
+    show = not (args.quiet or args.json)
+
+    def progress(result) -> None:  # each certificate is written as its result arrives
+        writer(result)
+        if show:
+            _progress(result)
+
+    results = check_claims(claims, budget, args.jobs, args.scheduler, progress)
+    certs = writer.finish(results)
     docs = args.docs or ("docs/claims" if not args.paths else USER_PAGES)
     pages = write_pages(results, Path(docs), plots=not args.paths and not args.no_plots)
     overall = merge(cr.verdict for cr in results)
