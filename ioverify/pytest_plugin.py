@@ -81,7 +81,7 @@ class ObligationItem(pytest.Item):
             return
         if verdict.status in ("unknown", "bounded") and \
                 config.getoption("ioverify_unknown") == "skip":
-            from ioverify.certificate.body import describe
+            from ioverify.verdict import describe
 
             pytest.skip(f"{verdict.status}: {describe(verdict)}")
         raise ObligationFailed(failure_text(self.obligation, verdict))
@@ -97,7 +97,7 @@ class ObligationItem(pytest.Item):
 
 def failure_text(obligation, verdict) -> str:
     """The failure as text, with a refuting schedule as commands a user can paste."""
-    from ioverify.certificate.body import describe
+    from ioverify.verdict import describe
 
     lines = [f"{verdict.status.upper()}: {obligation.claim} on {obligation.id}",
              f"  {describe(verdict)}"]

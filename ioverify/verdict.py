@@ -3,6 +3,14 @@
 A solver answer is never a bool.  Each verdict names what it proves; merging verdicts over a grid is
 "worst wins", so an ``Unknown`` or a ``Bounded`` can never turn into ``Verified``.
 
+Every check answers in this vocabulary: the pebbling and partition searches (``Optimal``,
+``Verified`` with a proved lower ``bound``), a kernel run (``Certified``: the certified I/O, the
+peak and the closed form, never stuffed into a bound), a formula fact (``Proved``: the statement),
+a schedule replay (``Legal``: its cost), and for all of them ``Refuted``, ``Bounded``, ``Unknown``
+and ``Infeasible``.  There is one JSON form (``to_json``: the status and every field) and one
+line of text (``describe``); ``status`` is one of ``SEVERITY``'s keys and sets the exit code
+through ``ioverify.errors.EXIT_CODES``.
+
 Severity order used by ``merge`` (worst first):
     Refuted > Infeasible > Unknown > Bounded > Verified > Optimal
 A refutation dominates because it is a replayed counterexample; ``Infeasible`` means the instance
@@ -11,7 +19,7 @@ could not be posed (a vertex needs more red pebbles than M) and so nothing was c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Iterable
 
 from ioverify.errors import exit_code_of
@@ -25,6 +33,7 @@ EVIDENCE_KINDS = (
     "trivial-bound",  # every input loaded and every output stored
     "kernel-certification",  # a kernel trace replayed, outputs checked, I/O recounted
     "symbolic-proof",  # SymPy identity or Z3 arithmetic over a whole parameter region
+    "replay",  # the independent replayer checked every move of a schedule
 )
 
 
@@ -65,16 +74,61 @@ class Verified:
 
 
 @dataclass(frozen=True)
+class Certified:
+    """A kernel claim holds: the trace was certified (legal within M, every output stored and
+    right, I/O recounted), its ``io`` equals the kernel's closed form ``formula`` and lies within
+    every bound the claim names.  When the claim is that certification fails, ``evidence``
+    carries ``failed_as_claimed`` (the capacity failure) and ``io``/``peak`` are the run's."""
+
+    io: int
+    peak: int
+    formula: int
+    max_error: float
+    evidence: Evidence
+    variant: str = "kernel"
+    status = "verified"
+
+
+@dataclass(frozen=True)
+class Proved:
+    """A fact about the bound formulas holds over its whole region: ``statement`` is what was
+    proved, ``evidence.method`` how (a SymPy identity, Z3's arithmetic, ...)."""
+
+    statement: str
+    evidence: Evidence
+    variant: str = "formula"
+    status = "verified"
+
+
+@dataclass(frozen=True)
+class Legal:
+    """A schedule replayed legal and complete: every move obeys the rules of ``variant`` with
+    ``memory`` red pebbles and every output ends blue, at ``io`` = ``loads`` + ``stores``."""
+
+    io: int
+    loads: int
+    stores: int
+    peak: int
+    moves: int
+    memory: int
+    evidence: Evidence
+    variant: str = "recompute"
+    status = "verified"
+
+
+@dataclass(frozen=True)
 class Refuted:
     """A claim fails.  For a lower bound: ``schedule`` (replayed) costs ``io`` < ``claim``.
     For other claims (a kernel, a formula) ``schedule`` is None and ``reason`` says what failed,
-    on evidence that was itself checked."""
+    on evidence that was itself checked.  A refutation by a proved bound (a claimed optimum below
+    the Hong-Kung partition bound) carries that bound's ``evidence``."""
 
     schedule: Any
     io: int | None
     claim: int | None = None
     variant: str = "recompute"
     reason: str = ""
+    evidence: Evidence | None = None
     status = "refuted"
 
 
@@ -109,14 +163,14 @@ class Infeasible:
     status = "infeasible"
 
 
-Verdict = Optimal | Verified | Refuted | Bounded | Unknown | Infeasible
+Verdict = Optimal | Verified | Certified | Proved | Legal | Refuted | Bounded | Unknown | Infeasible
 
 SEVERITY = {"optimal": 0, "verified": 1, "bounded": 2, "unknown": 3, "infeasible": 4, "refuted": 5}
 
 
 def is_proof(verdict: Verdict) -> bool:
-    """True only for verdicts that establish a claim: Optimal and Verified."""
-    return isinstance(verdict, (Optimal, Verified))
+    """True only for verdicts that establish a claim (status optimal or verified)."""
+    return isinstance(verdict, (Optimal, Verified, Certified, Proved, Legal))
 
 
 def merge(verdicts: Iterable[Verdict]) -> Verdict:
@@ -133,32 +187,113 @@ def exit_code(verdict: Verdict) -> int:
     return exit_code_of(verdict.status)
 
 
-def verdict_to_json(verdict: Verdict, dag: Any = None, *, seconds: float | None = None) -> dict:
-    """One JSON object for a pebbling verdict (issue 3): ``status``, ``io``, ``lower_bound``,
-    ``upper_bound``, ``variant``, ``method`` (the evidence kind, or what was run), ``seconds``,
-    ``schedule`` (ioverify-schedule format, needs ``dag``; null when there is none), plus
-    ``evidence``/``reason``/``horizon``/``claim`` where the verdict has them."""
-    io = lower = upper = None
-    method, extra = None, {}
+def to_json(verdict: Verdict, dag: Any = None) -> dict[str, Any]:
+    """The one JSON form of a verdict: ``status`` and every field, evidence as an object, a
+    schedule in the ioverify-schedule format (needs ``dag``; null without one)."""
+    out: dict[str, Any] = {"status": verdict.status}
+    for f in fields(verdict):
+        value = getattr(verdict, f.name)
+        if isinstance(value, Evidence):
+            value = value.to_json()
+        elif f.name == "schedule":
+            value = value.to_dict(dag) if value is not None and dag is not None else None
+        out[f.name] = value
+    return out
+
+
+def from_json(doc: dict[str, Any]) -> Verdict:
+    """The verdict ``to_json`` wrote (a schedule stays in its JSON form): the inverse used to
+    render pages from certificates.  A document of no known shape is a ValueError."""
+    cls = _class_of(doc.get("status"), doc.get("variant"))
+    names = {f.name for f in fields(cls)}
+    if set(doc) - {"status"} != names:
+        raise ValueError(f"a {doc.get('status')!r} verdict has the fields {sorted(names)}, "
+                         f"not {sorted(set(doc) - {'status'})}")
+    values = {name: doc[name] for name in names}
+    if isinstance(values.get("evidence"), dict):
+        detail = dict(values["evidence"])
+        values["evidence"] = Evidence(detail.pop("kind"), detail)
+    return cls(**values)
+
+
+def _class_of(status, variant) -> type:
+    if status == "verified":
+        return {"kernel": Certified, "formula": Proved}.get(variant, Verified)
+    classes = {"optimal": Optimal, "refuted": Refuted, "bounded": Bounded, "unknown": Unknown,
+               "infeasible": Infeasible}
+    if status not in classes:
+        raise ValueError(f"no verdict has status {status!r}")
+    return classes[status]
+
+
+def bracket(verdict: Verdict) -> tuple[int | None, int | None]:
+    """What the verdict says about the optimum of a pebbling instance: (lower, upper) ends,
+    None where it says nothing."""
     if isinstance(verdict, Optimal):
-        io = lower = upper = verdict.io
-        method, extra = verdict.evidence.kind, {"evidence": verdict.evidence.to_json()}
-    elif isinstance(verdict, Verified):
-        lower, method = verdict.bound, verdict.evidence.kind
-        extra = {"evidence": verdict.evidence.to_json()}
-    elif isinstance(verdict, Refuted):
-        io = upper = verdict.io
-        method, extra = "counterexample", {"claim": verdict.claim, "reason": verdict.reason}
-    elif isinstance(verdict, Bounded):
-        lower, upper, method = verdict.lower_bound, verdict.upper_bound, "bounded-search"
-        extra = {"horizon": verdict.horizon}
-    elif isinstance(verdict, (Unknown, Infeasible)):
-        lower = getattr(verdict, "lower_bound", None)
-        upper = getattr(verdict, "upper_bound", None)
-        method, extra = "none", {"reason": verdict.reason}
-    schedule = getattr(verdict, "schedule", None)
-    return {"status": verdict.status, "io": io, "lower_bound": lower, "upper_bound": upper,
-            "variant": verdict.variant, "method": method,
-            "seconds": None if seconds is None else round(seconds, 3),
-            "schedule": None if schedule is None or dag is None else schedule.to_dict(dag),
-            **extra}
+        return verdict.io, verdict.io
+    if isinstance(verdict, Verified):
+        return verdict.bound, None
+    if isinstance(verdict, Refuted):
+        return None, verdict.io
+    return getattr(verdict, "lower_bound", None), getattr(verdict, "upper_bound", None)
+
+
+def describe(verdict: Verdict) -> str:
+    """The one line of text: what the verdict established and on what evidence."""
+    kind = getattr(getattr(verdict, "evidence", None), "kind", None)
+    if isinstance(verdict, Optimal):
+        return f"optimum {verdict.io} ({kind})"
+    if isinstance(verdict, Verified):
+        return f"every schedule needs >= {verdict.bound} I/O ({kind})"
+    if isinstance(verdict, Certified):
+        failed = verdict.evidence.detail.get("failed_as_claimed")
+        if failed:
+            return f"certification failed as claimed: {failed}"
+        return (f"certified, I/O {verdict.io} = the closed form, peak {verdict.peak}, "
+                f"max error {verdict.max_error:.3g}")
+    if isinstance(verdict, Proved):
+        return f"proved: {verdict.statement} ({verdict.evidence.detail.get('method', kind)})"
+    if isinstance(verdict, Legal):
+        return (f"legal and complete: {verdict.loads} loads + {verdict.stores} stores = "
+                f"{verdict.io} I/O, peak {verdict.peak} red of M = {verdict.memory} "
+                f"({verdict.variant})")
+    if isinstance(verdict, Refuted):
+        return _refuted_text(verdict)
+    if isinstance(verdict, Bounded):
+        return (f"no better schedule within {verdict.horizon} moves (not a proof beyond that "
+                f"horizon)" + _bracket_text(verdict))
+    return verdict.reason + _bracket_text(verdict)
+
+
+def _refuted_text(verdict: Refuted) -> str:
+    if verdict.reason:
+        return verdict.reason
+    if verdict.schedule is not None and verdict.claim is not None:
+        return (f"a replayed schedule with {verdict.io} I/O beats the claimed lower bound "
+                f"{verdict.claim}")
+    return "refuted"
+
+
+def _bracket_text(verdict: Verdict) -> str:
+    lower, upper = bracket(verdict)
+    ends = [f"{name} {value}" for name, value in (("lower", lower), ("upper", upper))
+            if value is not None]
+    return f" (bounds so far: {', '.join(ends)})" if ends else ""
+
+
+def verdict_to_json(verdict: Verdict, dag: Any = None, *, seconds: float | None = None) -> dict:
+    """``pebble --json``: ``to_json`` with the bracket on the optimum (``io`` when known,
+    ``lower_bound``, ``upper_bound``), ``method`` (the evidence kind, or what was run) and
+    ``seconds``."""
+    lower, upper = bracket(verdict)
+    exact = lower if lower is not None and lower == upper else None
+    return {"schedule": None, **to_json(verdict, dag), "io": getattr(verdict, "io", exact),
+            "lower_bound": lower, "upper_bound": upper, "method": _method(verdict),
+            "seconds": None if seconds is None else round(seconds, 3)}
+
+
+def _method(verdict: Verdict) -> str:
+    evidence = getattr(verdict, "evidence", None)
+    if evidence is not None and verdict.status != "refuted":
+        return evidence.kind
+    return {"refuted": "counterexample", "bounded": "bounded-search"}.get(verdict.status, "none")

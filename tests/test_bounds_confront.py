@@ -85,7 +85,9 @@ def test_cli_facts_exit_codes(capsys, monkeypatch):
     capsys.readouterr()
     assert main(["bounds", "facts", "--only", "wrong", "fake", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert [r["status"] for r in out] == ["refuted", "unknown"]
+    assert out["status"] == "refuted"
+    assert [r["status"] for r in out["facts"]] == ["refuted", "unknown"]
+    assert [r["verdict"]["status"] for r in out["facts"]] == ["refuted", "unknown"]
 
 
 @pytest.mark.slow

@@ -56,6 +56,8 @@ CASES = {
     "partition": (lambda c: partition(c, "matmul", MATMUL, 3), "verified"),
     "partition-z3": (lambda c: partition(c, "pyramid", {"height": 6}, 3), "verified"),
     "partition-refuted": (lambda c: partition(c, "matmul", MATMUL, 3, at_most=2), "refuted"),
+    "partition-z3-refuted": (lambda c: partition(c, "pyramid", {"height": 6}, 3, at_most=5),
+                             "refuted"),
     "partition-infeasible": (lambda c: partition(c, "pyramid", {"height": 2}, 2), "infeasible"),
     "kernel": (lambda c: kernel(c, "matmul-tiled", TILED, 16, lower_bounds=("matmul-trivial",)),
                "verified"),
@@ -161,7 +163,7 @@ def test_the_cases_cover_every_kind_status_and_evidence(certs):
                                                    "unknown", "infeasible")}
     assert pairs >= {("partition", s) for s in ("verified", "refuted", "unknown", "infeasible")}
     assert pairs >= {("kernel", "verified"), ("kernel", "refuted"), ("symbolic", "verified")}
-    evidence = {d["verdict"].get("evidence", {}).get("kind") for d in docs}
+    evidence = {(d["verdict"].get("evidence") or {}).get("kind") for d in docs}
     assert evidence >= {"exhaustive-search", "trivial-bound", "one-shot-exact-horizon",
                         "proved-horizon", "partition-lemma", "kernel-certification",
                         "symbolic-proof"}
@@ -175,6 +177,16 @@ def test_solver_answers_are_rederived_or_relied_on_and_said_so(certs):
     z3_partition = check_file(certs["partition-z3"])
     assert z3_partition.relies_on == (RELIES_ON["partition-lemma"],)
     assert any("P(6) >= 3" in line for line in z3_partition.not_rederived)
+
+
+def test_partition_refutation_by_a_solver_bound_is_accepted_relying_on_it(certs):
+    """Regression: a refutation of at_most whose bound only Z3 proved kept no evidence, so the
+    re-check rejected a true certificate; it now carries the partition evidence."""
+    outcome = check_file(certs["partition-z3-refuted"])
+    assert outcome.outcome == "accepted" and outcome.status == "refuted"
+    assert outcome.relies_on == (RELIES_ON["partition-lemma"],)
+    assert any("every schedule costs at least 6 > at_most 5" in line
+               for line in outcome.rechecked)
 
 
 def test_genuine_kernel_refutation_is_accepted_as_refuted(certs, capsys):
@@ -308,7 +320,14 @@ TAMPERS = [
                                          _set("verdict.claim", 11)), "does not beat"),
     ("refuted", "witness dropped", _pop("witness.schedule"), "must carry the cheaper schedule"),
     ("refuted-optimum-high", "io", _all(_set("verdict.io", 12), _set(
-        "verdict.reason", "the optimum is 12, not 10 (exhaustive-search)")), "verdict io"),
+        "verdict.reason", "the optimum is 12, not 10 (exhaustive-search)")), "evidence below"),
+    ("refuted-optimum-high", "io and its evidence", _all(_set("verdict.io", 12), _set(
+        "verdict.evidence.below", 12), _set(
+        "verdict.reason", "the optimum is 12, not 10 (exhaustive-search)")),
+     "exhaustive re-search finds"),
+    ("refuted-optimum-high", "evidence kind", _set("verdict.evidence", TRIVIAL),
+     "evidence kind"),
+    ("refuted", "evidence added", _set("verdict.evidence", TRIVIAL), "verdict evidence"),
     ("refuted-optimum-high", "reason", _set("verdict.reason",
                                             "the optimum is 11, not 10 (a hunch)"),
      "verdict reason"),
@@ -354,10 +373,15 @@ TAMPERS = [
     ("partition-refuted", "claim", _set("verdict.claim", 1), "verdict claim"),
     ("partition-refuted", "bound in the reason", _set(
         "verdict.reason", "the proved partition bound 6 exceeds the claimed optimum 2: no "
-                          "schedule can cost 2"), "needs P(6) >= 3"),
+                          "schedule can cost 2"), "verdict reason"),
+    ("partition-refuted", "evidence dropped", _all(_set("verdict.evidence", None),
+                                                   _set("relies_on", [])),
+     "must carry the evidence"),
+    ("partition-refuted", "witness parts", _set("verdict.evidence.parts_lower", 5),
+     "evidence parts_lower"),
     ("partition-refuted", "spec at_most", _all(_respec(at_most=3), _set("verdict.claim", 3), _set(
         "verdict.reason", "the proved partition bound 3 exceeds the claimed optimum 3: no "
-                          "schedule can cost 3")), "must exceed"),
+                          "schedule can cost 3")), "does not exceed at_most"),
     ("partition-infeasible", "status", _as_verified(0, {"kind": "partition-lemma"}),
      "the instance is infeasible"),
     # kernel
@@ -367,18 +391,21 @@ TAMPERS = [
                           ("reason", "trust me"))],
     ("kernel", "detail bound value", _set("detail.lower_bounds.matmul-trivial", "47"),
      "detail lower_bounds"),
-    ("kernel", "bound", _set("verdict.bound", 63), "verdict bound"),
+    ("kernel", "bound added", _set("verdict.bound", 64), "does not belong to status"),
+    *[("kernel", f"verdict {key}", _set(f"verdict.{key}", change), f"verdict {key}")
+      for key, change in (("io", 63), ("peak", 3), ("formula", 63), ("max_error", 1e-3))],
     ("kernel", "evidence", _set("verdict.evidence.formula", 63), "verdict evidence"),
     ("kernel", "status", _set("verdict", {"status": "refuted", "io": 64, "claim": None,
-                                          "variant": "kernel", "reason": "I say so"}),
+                                          "variant": "kernel", "reason": "I say so",
+                                          "evidence": None}),
      "verdict status"),
     ("kernel", "spec params", _respec(params={"m": 8, "k": 4, "n": 4}), "detail"),
     ("kernel", "spec memory", _respec(memory=32), "detail"),
     ("kernel", "spec upper_bounds", _respec(upper_bounds=["matmul-trivial"]), "verdict status"),
     ("kernel", "spec expect_certified", _respec(expect_certified=False), "verdict status"),
     ("kernel-refuted-upper", "status", _set("verdict", {
-        "status": "verified", "bound": 64, "variant": "kernel", "evidence": {
-            "kind": "kernel-certification", "io": 64, "formula": 64, "max_error": 0.0}}),
+        "status": "verified", "io": 64, "peak": 16, "formula": 64, "max_error": 0.0,
+        "variant": "kernel", "evidence": {"kind": "kernel-certification"}}),
      "verdict status"),
     ("kernel-refuted-upper", "claim", _set("verdict.claim", 47), "verdict claim"),
     ("kernel-refuted-upper", "reason", _set("verdict.reason", "too slow"), "verdict reason"),
@@ -386,7 +413,8 @@ TAMPERS = [
                                                         "64"), "detail upper_bounds"),
     ("kernel-refuted-upper", "spec upper_bounds", _respec(upper_bounds=[]), "verdict status"),
     ("kernel-refuted-expect", "status", _set("verdict", {
-        "status": "verified", "bound": 64, "variant": "kernel",
+        "status": "verified", "io": 64, "peak": 16, "formula": 64, "max_error": 0.0,
+        "variant": "kernel",
         "evidence": {"kind": "kernel-certification", "failed_as_claimed": "capacity exceeded"}}),
      "verdict status"),
     ("kernel-fails-as-claimed", "detail reason", _set("detail.reason", "capacity exceeded"),
@@ -397,7 +425,9 @@ TAMPERS = [
     # symbolic: the status must be the re-proof's
     ("symbolic", "status refuted", _set("verdict", {"status": "refuted", "io": None,
                                                     "claim": None, "variant": "formula",
-                                                    "reason": "refuted: no"}), "verdict status"),
+                                                    "reason": "refuted: no",
+                                                    "evidence": None}), "verdict status"),
+    ("symbolic", "statement", _set("verdict.statement", "1 = 1"), "verdict statement"),
     ("symbolic", "status unknown", _set("verdict", {"status": "unknown", "reason": "not proved",
                                                     "lower_bound": None, "upper_bound": None,
                                                     "variant": "formula"}), "verdict status"),

@@ -114,6 +114,17 @@ def test_exit_code_table(files, capsys, command, outcome, argv, code):
         assert len(err.strip().splitlines()) == 1, err
 
 
+@pytest.mark.parametrize("command, outcome, argv, code",
+                         [row for row in TABLE if row[3] != 2 and row[0] != "dag info"],
+                         ids=[f"{c}-{o}" for c, o, _, k in TABLE if k != 2 and c != "dag info"])
+def test_every_json_answer_carries_its_status(files, capsys, command, outcome, argv, code):
+    """Issue 13: one verdict vocabulary; every ``--json`` result says ``status``, and the
+    status's exit code is the command's."""
+    assert _exit_of([str(a) for a in argv(files)] + ["--json"]) == code
+    doc = json.loads(capsys.readouterr().out)
+    assert exit_code_of(doc["status"]) == code
+
+
 def test_table_outcomes_agree_with_the_one_table():
     """Every outcome the table above exercises is named in EXIT_CODES with the same code
     (usage errors are argparse's, exit 2 too)."""

@@ -84,3 +84,41 @@ def test_ioverify_docs_writes_and_then_finds_nothing_stale(tmp_path, capsys):
     assert (tmp_path / "bounds.md").read_text() == "edited by hand\n"  # --check writes nothing
     assert main(["docs", "--docs", str(tmp_path), "--only", "bounds.md"]) == 0
     assert main(["docs", "--check", "--docs", str(tmp_path), "--only", "bounds.md"]) == 0
+
+
+def test_claim_pages_are_rendered_from_the_committed_certificates(capsys):
+    """Issue 13: the shipped claim pages are what the committed certificates say; a page
+    edited by hand, or a claim changed without re-recording, makes this fail."""
+    from ioverify.cli import main
+
+    code = main(["docs", "--check", "--docs", str(DOCS), "--only", "claims"])
+    assert code == 0, capsys.readouterr().out
+
+
+def test_claim_pages_refuse_a_missing_or_edited_certificate(tmp_path, capsys):
+    from ioverify.cli import main
+
+    shutil.copytree(DOCS / "claims", tmp_path / "claims")
+    folder = tmp_path / "claims" / "certificates"
+    first = sorted(folder.glob("*.json"))[0]
+    first.write_text(first.read_text().replace('"seconds": ', '"seconds": 1', 1))
+    assert main(["docs", "--check", "--docs", str(tmp_path), "--only", "claims"]) == 2
+    assert "edited after it was sealed" in capsys.readouterr().err
+    first.unlink()
+    assert main(["docs", "--check", "--docs", str(tmp_path), "--only", "claims"]) == 2
+    err = capsys.readouterr().err
+    assert "no certificate" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_every_committed_certificate_is_accepted_by_the_recheck(capsys):
+    """The certificates behind the shipped pages re-check: the pages rest on accepted
+    certificates only."""
+    from ioverify.cli import main
+
+    files = sorted(str(p) for p in (DOCS / "claims" / "certificates").glob("*.json"))
+    assert files
+    code = main(["certificate", "check", *files])
+    out = capsys.readouterr().out
+    assert out.count(": accepted (") == len(files), out
+    assert code == 0

@@ -30,7 +30,7 @@ def test_good_schedule():
     assert (r.loads, r.stores, r.io, r.peak, r.moves) == (2, 1, 3, 3, 7)
     assert r.describe() == ("legal and complete: 2 loads + 1 stores = 3 I/O, peak 3 red of "
                             "M = 3 (recompute)")
-    assert r.to_json() == {"legal": True, "complete": True, "ok": True, "variant": "recompute",
+    assert r.to_json() == {"status": "verified", "legal": True, "complete": True, "ok": True, "variant": "recompute",
                            "memory": 3, "moves": 7, "loads": 2, "stores": 1, "io": 3, "peak": 3,
                            "error": None, "missing_outputs": []}
 
@@ -120,6 +120,7 @@ def test_incomplete_outputs():
     assert r.legal and not r.ok and r.missing_outputs == ("d",)
     assert r.describe() == "incomplete: 1 output(s) without a blue pebble: 'd'"
     assert r.to_json()["complete"] is False and r.to_json()["missing_outputs"] == ["d"]
+    assert r.to_json()["status"] == "refuted" and r.verdict().reason == r.describe()
 
 
 def test_incomplete_lists_at_most_five():

@@ -54,6 +54,7 @@ DOORS = {
 
 TRUSTED_BASE = (
     "ioverify.errors",
+    "ioverify.verdict",
     "ioverify._io",
     "ioverify.dag.model",
     "ioverify.dag.jsonio",

@@ -17,7 +17,7 @@ def test_certified_run_prints_counts_and_exits_0(capsys):
     assert main(["kernel", "flash-forward-v2", "--n", "9", "--d", "3", "--memory", "80"]) == 0
     out = capsys.readouterr().out
     for word in ("loads", "stores", "total I/O", "peak", "closed form", "max error",
-                 "verdict     certified"):
+                 "verdict     verified: certified"):
         assert word in out
 
 
@@ -28,6 +28,8 @@ def test_json_fields(capsys):
     for key in ("loads", "stores", "io", "peak", "formula", "max_error", "certified"):
         assert key in doc
     assert doc["certified"] is True and doc["io"] == doc["formula"] == doc["loads"] + doc["stores"]
+    assert doc["status"] == doc["verdict"]["status"] == "verified"
+    assert doc["verdict"]["io"] == doc["io"] and "bound" not in doc["verdict"]
 
 
 def test_literal_blocks_that_do_not_fit_exit_1(capsys):
@@ -35,6 +37,7 @@ def test_literal_blocks_that_do_not_fit_exit_1(capsys):
                  "--literal-blocks", "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and doc["certified"] is False and "capacity exceeded" in doc["reason"]
+    assert doc["status"] == "refuted" and "capacity exceeded" in doc["verdict"]["reason"]
 
 
 def test_bad_input_exits_2(capsys):

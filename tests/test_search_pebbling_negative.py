@@ -115,7 +115,7 @@ def test_cli_schedule_out_replays(tmp_path, capsys):
     dag_path, out = tmp_path / "p.json", tmp_path / "s.json"
     dag_path.write_text(dag_to_json(dag))
     assert main(["pebble", str(dag_path), "-M", "4", "--schedule-out", str(out)]) == 0
-    assert "optimal: I/O = 7" in capsys.readouterr().out
+    assert "optimal: optimum 7 (exhaustive-search); recompute" in capsys.readouterr().out
     assert main(["replay", str(dag_path), str(out), "-M", str(memory)]) == 0
     assert main(["pebble", str(dag_path), "-M", "4", "--claim-lower-bound", "8"]) == 1
     assert main(["pebble", str(dag_path), "-M", "2"]) == 3  # infeasible: nothing was checked

@@ -2,8 +2,12 @@
 
 from hypothesis import given, strategies as st
 
-from ioverify.verdict import (SEVERITY, Bounded, Evidence, Infeasible, Optimal, Refuted, Unknown,
-                              Verified, exit_code, is_proof, merge)
+import dataclasses
+import json
+
+from ioverify.verdict import (SEVERITY, Bounded, Certified, Evidence, Infeasible, Legal, Optimal,
+                              Proved, Refuted, Unknown, Verified, describe, exit_code, is_proof,
+                              from_json, merge, to_json)
 
 EVIDENCE = Evidence("exhaustive-search")
 verdicts = st.one_of(
@@ -13,7 +17,31 @@ verdicts = st.one_of(
     st.builds(Bounded, horizon=st.integers(1, 100)),
     st.builds(Unknown, reason=st.text(max_size=5)),
     st.builds(Infeasible, reason=st.text(max_size=5)),
+    st.builds(Certified, io=st.integers(0, 50), peak=st.integers(0, 50),
+              formula=st.integers(0, 50), max_error=st.floats(0, 1),
+              evidence=st.just(Evidence("kernel-certification"))),
+    st.builds(Proved, statement=st.text(max_size=5),
+              evidence=st.just(Evidence("symbolic-proof", {"method": "sympy"}))),
+    st.builds(Legal, io=st.integers(0, 50), loads=st.integers(0, 9), stores=st.integers(0, 9),
+              peak=st.integers(0, 9), moves=st.integers(0, 99), memory=st.integers(1, 9),
+              evidence=st.just(Evidence("replay"))),
 )
+
+
+@given(verdicts)
+def test_one_json_form_and_one_line_of_text_for_every_verdict(verdict):
+    doc = json.loads(json.dumps(to_json(verdict)))
+    assert doc["status"] == verdict.status in SEVERITY
+    assert set(doc) == {"status"} | {f.name for f in dataclasses.fields(verdict)}
+    line = describe(verdict)
+    assert "\n" not in line and (line or verdict.status in ("unknown", "infeasible"))
+
+
+def test_kernel_and_formula_verdicts_carry_no_bound():
+    """Issue 13: a kernel's measured I/O or a proved formula is not a lower bound of 0."""
+    for cls in (Certified, Proved, Legal):
+        assert "bound" not in {f.name for f in dataclasses.fields(cls)}
+        assert cls.status == "verified"
 
 
 @given(st.lists(verdicts, max_size=8), st.lists(verdicts, max_size=8))
@@ -48,3 +76,9 @@ def test_evidence_kind_is_checked():
 
     with pytest.raises(ValueError, match="unknown evidence kind"):
         Evidence("it felt right")
+
+
+@given(verdicts.filter(lambda v: not isinstance(v, Legal)))
+def test_from_json_inverts_to_json(verdict):
+    """Pages are rendered from certificates: the verdict read back is the verdict written."""
+    assert from_json(json.loads(json.dumps(to_json(verdict)))) == verdict

@@ -22,6 +22,7 @@ from ioverify.encode import arithmetic as smt
 from ioverify.bounds.records import get
 from ioverify.bounds.symbols import B, B_c, B_r, M, Z_QK, Z_in, a, b, d, m, n
 from ioverify.errors import InternalError, InvalidArgument
+from ioverify.verdict import Evidence, Proved, Refuted, Unknown, Verdict
 
 STATUSES = ("proved", "refuted", "unknown")
 
@@ -38,6 +39,14 @@ class FactResult:
     def to_json(self) -> dict:
         return {"id": self.id, "statement": self.statement, "status": self.status,
                 "method": self.method, "detail": self.detail, "data": self.data}
+
+    def verdict(self) -> Verdict:
+        """The answer in ioverify's verdict vocabulary: ``Proved``, ``Refuted`` or ``Unknown``."""
+        if self.status == "proved":
+            return Proved(self.statement, Evidence("symbolic-proof", {"method": self.method}))
+        if self.status == "refuted":
+            return Refuted(None, None, None, "formula", f"refuted: {self.detail}")
+        return Unknown(f"not proved: {self.detail}", variant="formula")
 
 
 @dataclass(frozen=True)

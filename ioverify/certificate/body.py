@@ -6,35 +6,20 @@ from __future__ import annotations
 
 import glob
 import json
-from dataclasses import fields
 from pathlib import Path
-from typing import Any
 
 from ioverify._io import write_text
 from ioverify.certificate.format import relies_on as relies_on_json
 from ioverify.certificate.format import seal, tool_versions
 from ioverify.dag.jsonio import dag_to_dict
 from ioverify.dag.registry import build
-from ioverify.verdict import Evidence, Verdict
-
-
-def verdict_json(verdict: Verdict, dag=None) -> dict[str, Any]:
-    """Every field of the verdict, with schedules in the ioverify-schedule format."""
-    out: dict[str, Any] = {"status": verdict.status}
-    for f in fields(verdict):
-        value = getattr(verdict, f.name)
-        if isinstance(value, Evidence):
-            value = value.to_json()
-        elif f.name == "schedule":
-            value = value.to_dict(dag) if value is not None and dag is not None else None
-        out[f.name] = value
-    return out
+from ioverify.verdict import Verdict, to_json
 
 
 def relies_on(verdict: Verdict) -> list[str]:
     """What ``verdict`` relies on beyond its replayed witness (``ioverify.certificate.format.relies_on``,
     the table the re-check computes again)."""
-    return relies_on_json(verdict_json(verdict))
+    return relies_on_json(to_json(verdict))
 
 
 def certificate_body(claim, result, budget) -> dict:
@@ -47,7 +32,7 @@ def certificate_body(claim, result, budget) -> dict:
         "claim": {"id": claim.id, "title": claim.title, "statement": claim.statement,
                   "source": claim.source, "firmness": claim.firmness},
         "obligation": {"id": ob.id, **ob.to_json()},
-        "verdict": verdict_json(verdict, dag),
+        "verdict": to_json(verdict, dag),
         "seconds": result.seconds,
         "seed": budget.seed,
         "detail": result.detail,
@@ -72,29 +57,6 @@ def _instance_dag(ob):
     if ob.kind not in ("exact-search", "partition"):
         return None
     return build(ob.spec)
-
-
-def describe(verdict: Verdict) -> str:
-    """One line saying what a verdict established and on what evidence."""
-    status = verdict.status
-    evidence = getattr(verdict, "evidence", None)
-    if status == "optimal":
-        return f"optimum {verdict.io} ({evidence.kind})"
-    if status == "verified":
-        return f"verified, bound {verdict.bound} ({evidence.kind})"
-    if status == "refuted":
-        if verdict.reason:
-            return verdict.reason
-        if verdict.schedule is not None and verdict.claim is not None:
-            return (f"a replayed schedule with {verdict.io} I/O beats the claimed lower bound "
-                    f"{verdict.claim}")
-        return "refuted"
-    if status == "bounded":
-        return f"no schedule within {verdict.horizon} moves (not a proof beyond that horizon)"
-    bounds = [f"{name} {value}" for name, value in (("lower", getattr(verdict, "lower_bound", None)),
-                                                     ("upper", getattr(verdict, "upper_bound", None)))
-              if value is not None]
-    return verdict.reason + (f" (bounds so far: {', '.join(bounds)})" if bounds else "")
 
 
 def write_certificates(claim_results, folder: Path, budget) -> list[Path]:

@@ -28,7 +28,7 @@ from ioverify._io import check_header, load_json_document
 from ioverify.schemas import validate as against_schema
 
 FORMAT = "ioverify-certificate"
-VERSION = 1
+VERSION = 2  # 2: verified kernels and formulas carry their own fields, not a bound
 
 MAX_DEPTH = 64  # nesting levels a certificate may have (the shipped ones use at most 6)
 
@@ -129,10 +129,11 @@ RELIES_ON = {
 
 
 def relies_on(verdict: dict) -> list[str]:
-    """What a verdict (as certificate JSON: ``status`` and ``evidence``) relies on: only an
-    optimum or a verified bound relies on anything, and only through its evidence kind."""
+    """What a verdict (as certificate JSON: ``status`` and ``evidence``) relies on: an optimum,
+    a verified bound, or a refutation by a proved bound, and only through its evidence kind."""
     evidence = verdict.get("evidence")
-    if not isinstance(evidence, dict) or verdict.get("status") not in ("optimal", "verified"):
+    if not isinstance(evidence, dict) or verdict.get("status") not in ("optimal", "verified",
+                                                                        "refuted"):
         return []
     if evidence.get("kind") == "partition-lemma" and not str(
             evidence.get("lower_by", "Z3")).startswith("Z3"):

@@ -46,7 +46,7 @@ from ioverify.game.lemmas import (compute_demands, counting_lower_bound,
                                   trivial_lower_bound)
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_UNKNOWN,
                              CertificateRejected, IOVerifyError, InvalidFormat, exit_code_of)
-from ioverify.verdict import EVIDENCE_KINDS
+from ioverify.verdict import EVIDENCE_KINDS, to_json
 from ioverify.dag.jsonio import dag_from_dict
 from ioverify.dag.registry import FAMILIES, build
 from ioverify.game.exhaustive import exhaustive_optimum
@@ -59,14 +59,19 @@ from ioverify.game.rules import infeasibility, schedule_from_dict
 # 4 s on attention-forward(n=2, d=2), 46 vertices.
 RECHECK_MAX_STATES = 20_000
 
-# The fields each status has (ioverify.verdict's dataclasses; the schedule is the witness).
+# The fields each status has (ioverify.verdict's dataclasses; the schedule is the witness).  A
+# verified kernel or formula has its own fields (``Certified``, ``Proved``): VERIFIED_FIELDS.
 VERDICT_FIELDS = {
     "optimal": {"status", "io", "evidence", "variant"},
     "verified": {"status", "bound", "evidence", "variant"},
-    "refuted": {"status", "io", "claim", "variant", "reason"},
+    "refuted": {"status", "io", "claim", "variant", "reason", "evidence"},
     "bounded": {"status", "horizon", "lower_bound", "upper_bound", "variant"},
     "unknown": {"status", "reason", "lower_bound", "upper_bound", "variant"},
     "infeasible": {"status", "reason", "variant"},
+}
+VERIFIED_FIELDS = {
+    "kernel": {"status", "io", "peak", "formula", "max_error", "evidence", "variant"},
+    "formula": {"status", "statement", "evidence", "variant"},
 }
 
 # Evidence fields by kind: (compared, recorded only).
@@ -231,8 +236,11 @@ def _fields(what: str, stated: dict, compared: dict, recorded=()) -> None:
 
 
 def _verdict_fields(verdict: dict) -> None:
-    """The verdict has exactly the fields of its status."""
-    for key in sorted(set(verdict) - VERDICT_FIELDS[verdict["status"]]):
+    """The verdict has exactly the fields of its status (and, verified, of its variant)."""
+    allowed = VERDICT_FIELDS[verdict["status"]]
+    if verdict["status"] == "verified":
+        allowed = VERIFIED_FIELDS.get(verdict["variant"], allowed)
+    for key in sorted(set(verdict) - allowed):
         _reject(f"verdict field {key!r} does not belong to status {verdict['status']!r}")
 
 
@@ -495,6 +503,7 @@ def _exact_refuted(doc: dict, dag, claim, log: _Log) -> None:
     if "optimum" not in spec or (claim is not None and io < claim):
         _require(claim is not None, "status 'refuted', but the spec claims nothing (no "
                                     "lower_bound, no optimum)")
+        _same("verdict evidence (a cheaper schedule needs none)", None, verdict["evidence"])
         _beats_claim(doc, dag, claim, log, "optimum" in spec)
         return
     expected = spec["optimum"]
@@ -512,7 +521,12 @@ def _exact_refuted(doc: dict, dag, claim, log: _Log) -> None:
     else:
         _require("schedule" not in witness, "an optimum above the expected one carries no "
                                             "schedule")
-    _optimum_by_search(dag, spec["memory"], verdict["variant"], io, log)
+    evidence = verdict["evidence"]
+    if evidence is None:
+        _optimum_by_search(dag, spec["memory"], verdict["variant"], io, log)
+        return
+    _same("verdict reason's evidence kind", evidence["kind"], reason.group(1))
+    _lower_end(dag, spec["memory"], verdict["variant"], evidence, io, log, exact=True)
 
 
 def _beats_claim(doc: dict, dag, claim: int, log: _Log, found_optimum: bool) -> None:
@@ -606,7 +620,7 @@ def check_partition(doc: dict, log: _Log) -> None:
     if status == "verified":
         _partition_verified(doc, dag, core, memory, log)
     elif status == "refuted":
-        _partition_refuted(doc, core, memory, log)
+        _partition_refuted(doc, dag, core, memory, log)
     elif status == "unknown":
         _partition_unknown(doc, core, memory, log)
     else:
@@ -623,13 +637,24 @@ def _provable_parts(core, S: int) -> tuple[int, str]:
 
 
 def _partition_verified(doc, dag, core, memory, log) -> None:
-    verdict, spec, S = doc["verdict"], doc["obligation"]["spec"], 2 * memory
+    verdict, spec = doc["verdict"], doc["obligation"]["spec"]
+    bound = _partition_bound(doc, dag, core, memory, log)
+    _same("verdict bound (M (P - 1), Hong-Kung Lemma 3.1)", bound, verdict["bound"])
+    at_most = spec.get("at_most")
+    _require(at_most is None or bound <= at_most, f"the bound {bound} exceeds the spec's "
+                                                  f"at_most {at_most}: that is a refutation")
+
+
+def _partition_bound(doc, dag, core, memory, log) -> int:
+    """The bound M (P - 1) the verdict's partition-lemma evidence proves: the witness
+    partition re-checked, the part counts recomputed, P's lower end re-derived (or the
+    solver's unsat relied on, said so)."""
+    verdict, S = doc["verdict"], 2 * memory
     evidence = verdict["evidence"]
     _require(evidence["kind"] == "partition-lemma", f"evidence {evidence['kind']!r} does not "
                                                     f"apply to a partition obligation")
     witness = _witness(doc, {"partition"})
-    _require("partition" in witness, "a verified partition bound must carry its witness "
-                                     "partition")
+    _require("partition" in witness, "a partition bound must carry its witness partition")
     parts = witness["partition"]
     lower = evidence.get("parts_lower")
     _require(isinstance(lower, int), "evidence parts_lower is missing")
@@ -647,12 +672,8 @@ def _partition_verified(doc, dag, core, memory, log) -> None:
                         f"{result.message}")
     log.rechecked.append(f"witness partition re-checked: a {S}-partition of the core DAG in "
                          f"{len(parts)} part(s)")
-    bound = memory * (lower - 1)
-    _same("verdict bound (M (P - 1), Hong-Kung Lemma 3.1)", bound, verdict["bound"])
-    at_most = spec.get("at_most")
-    _require(at_most is None or bound <= at_most, f"the bound {bound} exceeds the spec's "
-                                                  f"at_most {at_most}: that is a refutation")
     _parts_lower_end(core, S, lower, evidence["lower_by"], log)
+    return memory * (lower - 1)
 
 
 def _parts_lower_end(core, S: int, lower: int, lower_by: str, log: _Log) -> None:
@@ -674,30 +695,24 @@ def _parts_lower_end(core, S: int, lower: int, lower_by: str, log: _Log) -> None
                              f"{provable} is re-derived ({how})")
 
 
-def _partition_refuted(doc, core, memory, log) -> None:
-    """The claimed optimum ``at_most`` is below a proved partition bound."""
-    verdict, spec, S = doc["verdict"], doc["obligation"]["spec"], 2 * memory
+def _partition_refuted(doc, dag, core, memory, log) -> None:
+    """The claimed optimum ``at_most`` is below a proved partition bound: the bound is
+    re-derived from the refutation's evidence, as a verified bound's is."""
+    verdict, spec = doc["verdict"], doc["obligation"]["spec"]
     at_most = spec.get("at_most")
     _require(at_most is not None, "status 'refuted', but the spec claims no at_most")
-    _witness(doc, set())
     _same("verdict claim (the spec's at_most)", at_most, verdict["claim"])
     _same("verdict io", None, verdict["io"])
-    stated = re.fullmatch(r"the proved partition bound (\d+) exceeds the claimed optimum "
-                          rf"{at_most}: no schedule can cost {at_most}", verdict["reason"])
-    _require(stated is not None, f"verdict reason: the re-check derives 'the proved partition "
-                                 f"bound B exceeds the claimed optimum {at_most}: ...', the "
-                                 f"certificate says {verdict['reason']!r}")
-    bound = int(stated.group(1))
-    _require(bound > at_most and bound % memory == 0,
-             f"a partition bound {bound} is M (P - 1) with M = {memory} and must exceed "
-             f"{at_most}")
-    provable, how = _provable_parts(core, S)
-    _require(memory * (provable - 1) >= bound,
-             f"the partition bound {bound} needs P({S}) >= {bound // memory + 1}, which the "
-             f"certificate records no evidence for; this re-check proves only P({S}) >= "
-             f"{provable} ({how})")
-    log.rechecked.append(f"refutation re-derived: P({S}) >= {provable} ({how}), so every "
-                         f"schedule costs at least {memory * (provable - 1)} > at_most {at_most}")
+    _require(verdict["evidence"] is not None, "a partition refutation must carry the evidence "
+                                              "of the bound that refutes at_most")
+    bound = _partition_bound(doc, dag, core, memory, log)
+    reason = (f"the proved partition bound {bound} exceeds the claimed optimum {at_most}: no "
+              f"schedule can cost {at_most}")
+    _same("verdict reason", reason, verdict["reason"])
+    _require(bound > at_most, f"the re-derived bound {bound} does not exceed at_most "
+                              f"{at_most}: nothing is refuted")
+    log.rechecked.append(f"refutation re-derived: every schedule costs at least {bound} > "
+                         f"at_most {at_most}")
 
 
 def _partition_unknown(doc, core, memory, log) -> None:
@@ -738,49 +753,26 @@ def check_kernel(doc: dict, log: _Log) -> None:
 
 
 def kernel_verdict(spec: dict, report) -> tuple[dict, dict]:
-    """The verdict (as certificate JSON) and detail a kernel run supports, derived here in a
-    few lines: certified, I/O equal to the closed form, at least every lower bound and at most
-    every upper bound is verified; ``expect_certified=False`` is verified only when certification
-    failed on capacity; anything else is refuted with the reason."""
+    """The verdict (as certificate JSON) and detail the re-run supports, judged by the trusted
+    ``ioverify.trace.kernel.judge`` on the re-run's report and the bounds evaluated here: certified,
+    I/O equal to the closed form, within every bound is verified; ``expect_certified=False`` is
+    verified only when certification failed on capacity; anything else is refuted."""
+    from ioverify.trace.kernel import judge
+
     detail = {"loads": report.loads, "stores": report.stores, "io": report.io,
               "peak": report.peak, "formula": report.formula, "max_error": report.max_error,
               "certified": report.certified, "reason": report.reason}
-    io = report.io
-
-    def refuted(claim, reason):
-        return {"status": "refuted", "io": io, "claim": claim, "variant": "kernel",
-                "reason": reason}, detail
-
-    if not spec.get("expect_certified", True):
-        if report.certified:
-            return refuted(None, "the kernel was certified, but the claim says certification "
-                                 "fails")
-        if "capacity exceeded" not in report.reason:
-            return refuted(None, f"certification failed, but not on capacity: "
-                                 f"{report.reason}")
-        return {"status": "verified", "bound": io, "variant": "kernel", "evidence": {
-            "kind": "kernel-certification", "failed_as_claimed": report.reason}}, detail
-    if not report.certified:
-        return refuted(None, f"certification failed: {report.reason}")
-    if io != report.formula:
-        return refuted(report.formula, f"traced I/O {io} differs from the closed form "
-                                       f"{report.formula}")
-    params, memory = spec["params"], spec["memory"]
-    for bound_id in spec.get("lower_bounds", ()):
-        value = _bound_value(bound_id, params, memory)
-        detail.setdefault("lower_bounds", {})[bound_id] = str(value)
-        if io < value:
-            return refuted(math.ceil(value), f"certified kernel with {io} I/O beats lower "
-                                             f"bound {bound_id} = {value}")
-    for bound_id in spec.get("upper_bounds", ()):
-        value = _bound_value(bound_id, params, memory)
-        detail.setdefault("upper_bounds", {})[bound_id] = str(value)
-        if io > value:
-            return refuted(math.floor(value), f"traced I/O {io} exceeds upper bound "
-                                              f"{bound_id} = {value}")
-    return {"status": "verified", "bound": io, "variant": "kernel", "evidence": {
-        "kind": "kernel-certification", "io": io, "formula": report.formula,
-        "max_error": report.max_error}}, detail
+    expect = spec.get("expect_certified", True)
+    bounds = {"lower_bounds": [], "upper_bounds": []}
+    if expect and report.certified and report.io == report.formula:
+        for key, values in bounds.items():
+            values += [(b, _bound_value(b, spec["params"], spec["memory"]))
+                       for b in spec.get(key, ())]
+            if values:
+                detail[key] = {b: str(value) for b, value in values}
+    derived = to_json(judge(report, expect_certified=expect, **bounds))
+    derived.pop("schedule", None)  # a kernel refutation has none; a certificate keeps it apart
+    return derived, detail
 
 
 def _kernel_why(spec: dict, detail: dict) -> str:
@@ -813,12 +805,12 @@ def check_symbolic(doc: dict, log: _Log) -> None:
     _fields("detail", doc["detail"], {"statement": result.statement, "method": result.method,
                                       "detail": result.detail})
     if result.status == "proved":
-        derived = {"status": "verified", "bound": 0, "variant": "formula",
+        derived = {"status": "verified", "statement": result.statement, "variant": "formula",
                    "evidence": {"kind": "symbolic-proof", "method": result.method}}
         log.relies_on.append(f"the re-proof just run: {result.method}")
     elif result.status == "refuted":
         derived = {"status": "refuted", "io": None, "claim": None, "variant": "formula",
-                   "reason": f"refuted: {result.detail}"}
+                   "reason": f"refuted: {result.detail}", "evidence": None}
     else:
         derived = {"status": "unknown", "reason": f"not proved: {result.detail}",
                    "lower_bound": None, "upper_bound": None, "variant": "formula"}

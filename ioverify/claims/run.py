@@ -7,13 +7,12 @@ names its argument, and anything short of a proof stays ``Unknown`` or ``Bounded
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ioverify.claims.claim import Obligation
-from ioverify.verdict import Evidence, Optimal, Refuted, Unknown, Verdict, Verified
+from ioverify.verdict import Optimal, Refuted, Verdict, Verified
 from ioverify.dag.registry import build
 from ioverify.search.partition import partition_bound
 from ioverify.search.pebbling import pebble
@@ -98,7 +97,8 @@ def _compare_optimum(found: Optimal, expected: int, claim: int | None, variant: 
     if found.io != expected:
         schedule = found.schedule if found.io < expected else None
         return Refuted(schedule, found.io, expected, variant,
-                       f"the optimum is {found.io}, not {expected} ({found.evidence.kind})")
+                       f"the optimum is {found.io}, not {expected} ({found.evidence.kind})",
+                       found.evidence)
     return found
 
 
@@ -112,62 +112,35 @@ def run_partition(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
         # The bound is proved; the figure it contradicts is the claim's, so the claim is refuted.
         return Refuted(None, None, at_most, "partition",
                        f"the proved partition bound {verdict.bound} exceeds the claimed optimum "
-                       f"{at_most}: no schedule can cost {at_most}"), detail
+                       f"{at_most}: no schedule can cost {at_most}", verdict.evidence), detail
     return verdict, detail
 
 
 def run_kernel(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
-    from ioverify.trace.kernel import run_kernel as run_traced
+    from ioverify.trace.kernel import judge, run_kernel as run_traced
 
     report = run_traced(spec["kernel"], memory=spec["memory"], seed=budget.seed,
                         literal_blocks=spec.get("literal_blocks", False), **spec["params"])
     detail = {"loads": report.loads, "stores": report.stores, "io": report.io,
               "peak": report.peak, "formula": report.formula, "max_error": report.max_error,
               "certified": report.certified, "reason": report.reason}
-    if not spec.get("expect_certified", True):
-        return _expect_failure(report, detail)
-    if not report.certified:
-        return Refuted(None, report.io, None, "kernel", f"certification failed: "
-                       f"{report.reason}"), detail
-    if report.io != report.formula:
-        return Refuted(None, report.io, report.formula, "kernel",
-                       f"traced I/O {report.io} differs from the closed form "
-                       f"{report.formula}"), detail
-    return _check_kernel_bounds(spec, report, detail)
+    expect = spec.get("expect_certified", True)
+    lower = upper = ()
+    if expect and report.certified and report.io == report.formula:
+        lower = _bounds_on(spec, "lower_bounds", detail)
+        upper = _bounds_on(spec, "upper_bounds", detail)
+    return judge(report, expect_certified=expect, lower_bounds=lower, upper_bounds=upper), detail
 
 
-def _expect_failure(report, detail) -> tuple[Verdict, dict]:
-    """The claim is that certification FAILS because fast memory overflows (e.g. literal block
-    sizes); a failure for any other reason does not support it."""
-    if report.certified:
-        return Refuted(None, report.io, None, "kernel", "the kernel was certified, but the "
-                       "claim says certification fails"), detail
-    if "capacity exceeded" not in report.reason:
-        return Refuted(None, report.io, None, "kernel", f"certification failed, but not on "
-                       f"capacity: {report.reason}"), detail
-    return Verified(report.io, Evidence("kernel-certification",
-                                        {"failed_as_claimed": report.reason}), "kernel"), detail
-
-
-def _check_kernel_bounds(spec, report, detail) -> tuple[Verdict, dict]:
-    params, memory = spec["params"], spec["memory"]
-    for bound_id in spec.get("lower_bounds", ()):
-        value = bound_value(bound_id, params, memory)
-        detail.setdefault("lower_bounds", {})[bound_id] = str(value)
-        if report.io < value:
-            return Refuted(None, report.io, math.ceil(value), "kernel",
-                           f"certified kernel with {report.io} I/O beats lower bound "
-                           f"{bound_id} = {value}"), detail
-    for bound_id in spec.get("upper_bounds", ()):
-        value = bound_value(bound_id, params, memory)
-        detail.setdefault("upper_bounds", {})[bound_id] = str(value)
-        if report.io > value:
-            return Refuted(None, report.io, math.floor(value), "kernel",
-                           f"traced I/O {report.io} exceeds upper bound {bound_id} = "
-                           f"{value}"), detail
-    return Verified(report.io, Evidence("kernel-certification", {
-        "io": report.io, "formula": report.formula, "max_error": report.max_error}),
-        "kernel"), detail
+def _bounds_on(spec: dict, key: str, detail: dict) -> list[tuple[str, Any]]:
+    """Each bound the spec names under ``key``, evaluated on its instance (recorded in
+    ``detail``, as the certificate shows it)."""
+    values = []
+    for bound_id in spec.get(key, ()):
+        value = bound_value(bound_id, spec["params"], spec["memory"])
+        detail.setdefault(key, {})[bound_id] = str(value)
+        values.append((bound_id, value))
+    return values
 
 
 def run_symbolic(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
@@ -175,11 +148,7 @@ def run_symbolic(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
 
     result = prove(spec["fact"])
     detail = {"statement": result.statement, "method": result.method, "detail": result.detail}
-    if result.status == "proved":
-        return Verified(0, Evidence("symbolic-proof", {"method": result.method}), "formula"), detail
-    if result.status == "refuted":
-        return Refuted(None, None, None, "formula", f"refuted: {result.detail}"), detail
-    return Unknown(f"not proved: {result.detail}", variant="formula"), detail
+    return result.verdict(), detail
 
 
 RUNNERS = {

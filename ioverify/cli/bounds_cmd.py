@@ -136,16 +136,19 @@ def _number(text: str):
 
 def _facts(args) -> int:
     from ioverify.bounds.facts import FACTS, prove
-    from ioverify.errors import exit_code_of, worst_exit
+    from ioverify.verdict import describe, exit_code, merge, to_json
 
     ids = args.only or list(FACTS)
     results = [prove(fact_id) for fact_id in ids]
+    verdicts = [r.verdict() for r in results]
+    overall = merge(verdicts)
     if args.json:
-        print_json([r.to_json() for r in results])
+        print_json({"status": overall.status, "facts": [
+            {**r.to_json(), "status": v.status, "fact_status": r.status, "verdict": to_json(v)}
+            for r, v in zip(results, verdicts)]})
     else:
-        for r in results:
+        for r, v in zip(results, verdicts):
             extra = f"  C = {r.data['C']}" if "C" in r.data else ""
             print(f"{r.status:<8}  {r.id}{extra}")
-            if r.status != "proved":
-                print(f"          {r.detail}")
-    return worst_exit(exit_code_of(r.status) for r in results)
+            print(f"          {describe(v) if r.status == 'proved' else r.detail}")
+    return exit_code(overall)

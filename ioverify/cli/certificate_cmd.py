@@ -50,7 +50,7 @@ def _check(args) -> int:
 
         worst = next((o.outcome for o in outcomes if exit_code_of(o.outcome) == code),
                      "accepted")
-        print_json({"outcome": worst, "exit_code": code,
+        print_json({"status": worst, "outcome": worst, "exit_code": code,
                     "files": [o.to_json() for o in outcomes]})
         return code
     for outcome in outcomes:

@@ -62,7 +62,7 @@ def _check(args) -> int:
     from ioverify.claims.check import check_claims
     from ioverify.claims.claim import load
     from ioverify.claims.run import Budget
-    from ioverify.report.claims import write_pages
+    from ioverify.report.claims import results_from_certificates, write_pages
     from ioverify.verdict import exit_code, merge
 
     claims = load(args.paths or [shipped_proofs()])
@@ -79,14 +79,15 @@ def _check(args) -> int:
     results = check_claims(claims, budget, args.jobs, args.scheduler, progress)
     certs = writer.finish(results)
     docs = args.docs or ("docs/claims" if not args.paths else USER_PAGES)
-    pages = write_pages(results, Path(docs), plots=not args.paths and not args.no_plots)
+    recorded = results_from_certificates(claims, Path(args.certificates))  # pages from these
+    pages = write_pages(recorded, Path(docs), plots=not args.paths and not args.no_plots)
     overall = merge(cr.verdict for cr in results)
     _print(results, certs, pages, overall, args.json)
     return exit_code(overall)
 
 
 def _print(results, certs, pages, overall, as_json) -> None:
-    from ioverify.certificate.body import describe
+    from ioverify.verdict import describe
 
     if as_json:
         print_json({"status": overall.status, "claims": [

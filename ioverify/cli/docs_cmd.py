@@ -1,5 +1,6 @@
 """``ioverify docs [--check] [--docs DIR] [--only PAGE ...] [--no-search] [--seconds S]``:
-regenerate every page that is generated from the code rather than written by hand."""
+regenerate every page that is generated from the code or the committed certificates rather than
+written by hand."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ PAGES = {
     "reference/api.md": "the signatures and docstrings",
     "bounds.md": "the bound records (ioverify.bounds.REGISTRY)",
     "bounds-confrontation.md": "the explicit lower bounds against exact optima, and the facts",
+    "claims": "the shipped claims and their committed certificates (claims/certificates)",
 }
 
 
@@ -22,9 +24,11 @@ def register(sub) -> None:
                        description="Regenerate the pages generated from the code: "
                                    + "; ".join(f"{page} from {what}"
                                                for page, what in PAGES.items())
-                                   + ". The claim pages are written by `ioverify check`. "
-                                     "Exit 0: written (or, with --check, current); 1 with "
-                                     "--check: some page is stale (listed).")
+                                   + ". Record new certificates with `ioverify check "
+                                     "--certificates docs/claims/certificates`. Exit 0: written "
+                                     "(or, with --check, current); 1 with --check: some page is "
+                                     "stale (listed); 2: a committed certificate is missing, "
+                                     "malformed or for another obligation.")
     p.add_argument("--docs", default="docs", metavar="DIR", help="the docs folder (default docs)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; list the stale pages and exit 1 if there are any")
@@ -38,19 +42,33 @@ def register(sub) -> None:
     p.set_defaults(handler=_docs)
 
 
-def render(page: str, *, search: bool = True, seconds: float | None = None) -> str:
-    """The text of one generated page."""
+def render(page: str, *, docs: Path = Path("docs"), search: bool = True,
+           seconds: float | None = None) -> dict[str, str]:
+    """The text of the generated page(s) of one entry of PAGES, by path under ``docs``."""
     if page in ("reference/cli.md", "reference/api.md"):
         from ioverify.cli.reference import PAGES as REFERENCE
 
-        return REFERENCE[page]()
+        return {page: REFERENCE[page]()}
     if page == "bounds.md":
         from ioverify.report.bounds import render as bounds_page
 
-        return bounds_page()
+        return {page: bounds_page()}
+    if page == "claims":
+        return {f"claims/{name}": text for name, text in _claim_pages(docs / "claims").items()}
     from ioverify.report.confrontation import render as confrontation_page
 
-    return confrontation_page(search=search, seconds=seconds)
+    return {page: confrontation_page(search=search, seconds=seconds)}
+
+
+def _claim_pages(folder: Path) -> dict[str, str]:
+    """The shipped claims' pages rendered from the certificates committed in ``folder``."""
+    from ioverify.cli.check_cmd import shipped_proofs
+    from ioverify.claims.claim import load
+    from ioverify.report.claims import COMMITTED, render_pages, results_from_certificates
+
+    results = results_from_certificates(load([shipped_proofs()]), folder / COMMITTED)
+    images = sorted(p.name for p in (folder / "img").glob("*.png"))
+    return render_pages(results, images)
 
 
 def _docs(args) -> int:
@@ -59,8 +77,11 @@ def _docs(args) -> int:
 
     folder = Path(args.docs)
     stale = []
-    for page in args.only or PAGES:
-        text = render(page, search=not args.no_search, seconds=args.seconds)
+    rendered = {}
+    for page in args.only or PAGES:  # everything rendered before anything is written
+        rendered.update(render(page, docs=folder, search=not args.no_search,
+                               seconds=args.seconds))
+    for page, text in rendered.items():
         path = folder / page
         current = path.read_text() if path.is_file() else None
         if current == text:

@@ -41,8 +41,9 @@ def register(sub) -> None:
 
 
 def _kernel(args) -> int:
-    from ioverify.errors import InvalidArgument, exit_code_of
-    from ioverify.trace.kernel import KERNELS, get, run_kernel
+    from ioverify.errors import InvalidArgument
+    from ioverify.trace.kernel import KERNELS, get, judge, run_kernel
+    from ioverify.verdict import exit_code, to_json
 
     if args.name == "list":
         return _list(KERNELS, args.json)
@@ -62,11 +63,12 @@ def _kernel(args) -> int:
     sizes.update(_options(spec, args))
     report = run_kernel(spec.name, memory=args.memory, seed=args.seed,
                         literal_blocks=args.literal_blocks, **sizes)
+    verdict = judge(report)
     if args.json:
-        print_json(report.to_json())
+        print_json({"status": verdict.status, **report.to_json(), "verdict": to_json(verdict)})
     else:
-        print(_describe(report))
-    return exit_code_of("certified" if report.certified else "not certified")
+        print(_describe(report, verdict))
+    return exit_code(verdict)
 
 
 def _options(spec, args) -> dict:
@@ -98,10 +100,11 @@ def _list(kernels, as_json: bool) -> int:
     return EXIT_OK
 
 
-def _describe(r) -> str:
+def _describe(r, verdict) -> str:
+    from ioverify.verdict import describe
+
     sizes = ", ".join(f"{k}={v}" for k, v in r.sizes.items())
     blocks = ", ".join(f"{k}={v}" for k, v in r.blocks.items())
-    verdict = "certified" if r.certified else f"certification FAILED: {r.reason}"
     return "\n".join([
         f"kernel {r.name} ({sizes}, M={r.memory}; blocks {blocks})",
         f"loads       {r.loads}",
@@ -111,5 +114,5 @@ def _describe(r) -> str:
         f"closed form {r.formula_expr} = {r.formula}",
         f"max error   {r.max_error:.3g} (vs float64 reference)",
         *[f"{key:<11} {value}" for key, value in r.extra.items()],
-        f"verdict     {verdict}",
+        f"verdict     {verdict.status}: {describe(verdict)}",
     ])

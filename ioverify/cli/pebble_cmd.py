@@ -98,33 +98,19 @@ def _pebble(args) -> int:
     if args.json:
         print_json(doc)
     else:
-        print(describe(doc))
+        print(describe(verdict, doc))
     schedule = getattr(verdict, "schedule", None)
     if args.schedule_out and schedule is not None:  # after the verdict: a bad path loses nothing
         write_text(json.dumps(schedule.to_dict(dag), indent=1), args.schedule_out)
     return exit_code(verdict)
 
 
-def describe(doc: dict) -> str:
-    """One line for people: the status, the numbers and the argument."""
-    status, variant = doc["status"], doc["variant"]
-    if status == "optimal":
-        text = f"optimal: I/O = {doc['io']} ({variant}; proof: {doc['method']})"
-    elif status == "verified":
-        text = f"verified: every schedule needs >= {doc['lower_bound']} I/O ({variant}; " \
-               f"proof: {doc['method']})"
+def describe(verdict, doc: dict) -> str:
+    """One line for people: the status, the verdict's one text form, the variant and the time;
+    a verified bound that tests nothing says so."""
+    from ioverify.verdict import describe as text
 
-    elif status == "refuted":
-        text = f"refuted: a replayed schedule has I/O = {doc['io']} < claim {doc['claim']} " \
-               f"({variant})"
-    elif status == "bounded":
-        text = f"bounded: no better schedule within {doc['horizon']} compute steps; bounds " \
-               f"[{doc['lower_bound']}, {doc['upper_bound']}] ({variant}; nothing proved beyond)"
-    elif status == "unknown":
-        text = f"unknown: {doc['reason']}; bounds [{doc['lower_bound']}, {doc['upper_bound']}] " \
-               f"({variant})"
-    else:
-        text = f"infeasible: {doc['reason']}"
-    vacuous = status == "verified" and (doc["method"] == "trivial-bound" or doc["lower_bound"] <= 0)
-    return f"{text} in {doc['seconds']:.2f} s" + \
-        ("; vacuous: the trivial bound already implies the claim" if vacuous else "")
+    vacuous = doc["status"] == "verified" and (doc["method"] == "trivial-bound"
+                                               or doc["lower_bound"] <= 0)
+    return (f"{doc['status']}: {text(verdict)}; {doc['variant']}, {doc['seconds']:.2f} s"
+            + ("; vacuous: the trivial bound already implies the claim" if vacuous else ""))

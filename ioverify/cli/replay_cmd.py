@@ -24,13 +24,15 @@ def _replay(args) -> int:
     from ioverify.dag.jsonio import read_dag
     from ioverify.game.replay import IMPLEMENTED, replay
     from ioverify.game.rules import read_schedule, require_variant
+    from ioverify.verdict import exit_code
 
     variant = require_variant(variant_of(args), IMPLEMENTED, "the replayer")  # before any file
     dag = read_dag(args.dag)
     schedule = read_schedule(args.schedule, dag)
     result = replay(dag, schedule, args.memory, variant)
+    verdict = result.verdict()
     if args.json:
         print_json(result.to_json())
     else:
         print(result.describe())
-    return 0 if result.ok else 1
+    return exit_code(verdict)

@@ -13,6 +13,7 @@ from ioverify.dag.model import DAG
 from ioverify.errors import InvalidSchedule
 from ioverify.game.rules import (COMPUTE, DELETE, LOAD, MOVE_NAMES, STORE, Schedule, Variant,
                                  check_memory, require_variant)
+from ioverify.verdict import Evidence, Legal, Refuted, Verdict
 
 # The variants whose rules this replayer checks; any other is refused (UnsupportedVariant).  A new
 # variant is taught here first: the trusted base decides what a legal schedule is.
@@ -76,8 +77,17 @@ class ReplayResult:
         return (f"legal and complete: {self.loads} loads + {self.stores} stores = {self.io} I/O, "
                 f"peak {self.peak} red of M = {self.memory} ({self.variant})")
 
+    def verdict(self) -> Verdict:
+        """The answer in ioverify's verdict vocabulary: ``Legal`` with the cost, or ``Refuted``
+        with the broken rule (or the outputs left without blue)."""
+        if not self.ok:
+            return Refuted(None, None, None, self.variant, self.describe())
+        return Legal(self.io, self.loads, self.stores, self.peak, self.moves, self.memory,
+                     Evidence("replay"), self.variant)
+
     def to_json(self) -> dict:
         return {
+            "status": self.verdict().status,
             "legal": self.legal, "complete": self.legal and not self.missing_outputs,
             "ok": self.ok, "variant": self.variant, "memory": self.memory, "moves": self.moves,
             "loads": self.loads, "stores": self.stores, "io": self.io, "peak": self.peak,

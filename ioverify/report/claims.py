@@ -1,10 +1,12 @@
 """Documentation generated from the claims: one Markdown page per claim and an index.
 
 Pages say what was claimed, where it comes from, in which game variant, the grid actually checked,
-and the verdict per instance with its evidence.  Nothing is written by hand, so the pages cannot
-drift from what ``ioverify check`` established; and nothing that changes from run to run (seconds,
-tool versions: those are in each certificate) is on a page, so checking the same claims again
-rewrites the same pages.
+and the verdict per instance with its evidence.  They are rendered from certificates, never from
+a run in memory: ``ioverify check`` renders them from the certificates it has just written, and
+``ioverify docs`` from the certificates committed beside the shipped pages
+(``docs/claims/certificates``), so a test can render them again and find a stale page.  Nothing
+that changes from run to run (seconds, tool versions: those are in each certificate) is on a
+page, so checking the same claims again rewrites the same pages.
 """
 
 from __future__ import annotations
@@ -13,9 +15,15 @@ from pathlib import Path
 
 from ioverify.claims.check import ClaimResult
 from ioverify.claims.claim import Claim
+from ioverify.claims.run import ObligationResult
 from ioverify._io import write_text
-from ioverify.certificate.body import describe
+from ioverify.certificate.format import digest, read as read_certificate
+from ioverify.errors import InvalidFormat
+from ioverify.verdict import describe, from_json
 from ioverify.report import plots as plotting
+
+# Where the certificates behind the shipped pages are committed, relative to the claim pages.
+COMMITTED = "certificates"
 
 STATUS_WORDS = {
     "optimal": "optimal (proved)", "verified": "verified", "refuted": "REFUTED",
@@ -138,6 +146,55 @@ def index_page(claim_results: list[ClaimResult], images: list[str] = ()) -> str:
         for name in images:
             lines += [f"![{name}](img/{name})", "", IMAGE_CAPTIONS.get(name, ""), ""]
     return "\n".join(lines) + "\n"
+
+
+def certificate_path(folder: Path, claim: Claim, index: int) -> Path:
+    """The certificate of obligation ``index`` of ``claim`` (as ``ioverify check`` names it)."""
+    return folder / f"{claim.id}--{index:03d}.json"
+
+
+def results_from_certificates(claims: list[Claim], folder: Path) -> list[ClaimResult]:
+    """Each claim's results as its certificates in ``folder`` record them.  A certificate that
+    is missing, malformed, edited after sealing, or written for another obligation than the
+    claim now has is an InvalidFormat naming it: the pages would be stale."""
+    results = []
+    for claim in claims:
+        obligations = []
+        for i, ob in enumerate(claim.obligations):
+            doc = _certificate_of(folder, claim, i)
+            if doc["obligation"]["id"] != ob.id or doc["obligation"]["spec"] != ob.spec:
+                raise InvalidFormat(f"certificate {certificate_path(folder, claim, i)} is for "
+                                    f"obligation {doc['obligation']['id']!r}, but the claim's "
+                                    f"obligation {i} is {ob.id!r}: re-run `ioverify check`")
+            verdict = from_json({**doc["verdict"], **_schedule_of(doc)})
+            obligations.append(ObligationResult(ob, verdict, doc["seconds"], doc["detail"]))
+        results.append(ClaimResult(claim, tuple(obligations)))
+    return results
+
+
+def _certificate_of(folder: Path, claim: Claim, index: int) -> dict:
+    path = certificate_path(folder, claim, index)
+    if not path.is_file():
+        raise InvalidFormat(f"no certificate {path} for obligation {index} of claim "
+                            f"{claim.id!r}: run `ioverify check --certificates {folder}`")
+    doc = read_certificate(path)
+    if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
+        raise InvalidFormat(f"certificate {path} was edited after it was sealed")
+    return doc
+
+
+def _schedule_of(doc: dict) -> dict:
+    """The schedule field of verdicts that have one (kept in the witness when sealed)."""
+    if doc["verdict"]["status"] not in ("optimal", "refuted"):
+        return {}
+    return {"schedule": doc["witness"].get("schedule")}
+
+
+def render_pages(claim_results: list[ClaimResult], images: list[str] = ()) -> dict[str, str]:
+    """Every page's text by file name: one per claim and the index."""
+    pages = {page_name(cr.claim): claim_page(cr) for cr in claim_results}
+    pages["index.md"] = index_page(claim_results, sorted(images, key=_plot_order))
+    return pages
 
 
 def write_pages(claim_results: list[ClaimResult], folder: Path, plots: bool = False) -> list[Path]:

@@ -17,6 +17,7 @@ the one door from the trace layer up to the kernels.
 from __future__ import annotations
 
 import importlib
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from ioverify._check import positive
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.trace.certify import Certification, KernelContract, certify
 from ioverify.trace.memory import TracedMemory
+from ioverify.verdict import Certified, Evidence, Refuted, Verdict
 
 
 class _Registry(Mapping):
@@ -243,6 +245,44 @@ class KernelReport:
                 "records": self.records, "seconds": round(self.seconds, 3),
                 "errors": self.errors, "vertices": self.vertices,
                 "game_replayed": self.game_replayed, "game": self.game, **self.extra}
+
+
+def judge(report: KernelReport, *, expect_certified: bool = True,
+          lower_bounds=(), upper_bounds=()) -> Verdict:
+    """The verdict on a kernel run: ``Certified`` when the trace was certified, its I/O equals
+    the closed form, is at least every ``(bound id, value)`` of ``lower_bounds`` and at most
+    every one of ``upper_bounds``; otherwise ``Refuted`` with the reason.  With
+    ``expect_certified=False`` the claim is that certification fails on capacity."""
+    io = report.io
+
+    def refuted(claim, reason: str) -> Refuted:
+        return Refuted(None, io, claim, "kernel", reason)
+
+    def certified(**detail) -> Certified:
+        return Certified(io, report.peak, report.formula, report.max_error,
+                         Evidence("kernel-certification", detail))
+
+    if not expect_certified:
+        if report.certified:
+            return refuted(None, "the kernel was certified, but the claim says certification "
+                                 "fails")
+        if "capacity exceeded" not in report.reason:
+            return refuted(None, f"certification failed, but not on capacity: {report.reason}")
+        return certified(failed_as_claimed=report.reason)
+    if not report.certified:
+        return refuted(None, f"certification failed: {report.reason}")
+    if io != report.formula:
+        return refuted(report.formula, f"traced I/O {io} differs from the closed form "
+                                       f"{report.formula}")
+    for bound_id, value in lower_bounds:
+        if io < value:
+            return refuted(math.ceil(value), f"certified kernel with {io} I/O beats lower bound "
+                                             f"{bound_id} = {value}")
+    for bound_id, value in upper_bounds:
+        if io > value:
+            return refuted(math.floor(value), f"traced I/O {io} exceeds upper bound {bound_id} "
+                                              f"= {value}")
+    return certified()
 
 
 def get(name: str):
