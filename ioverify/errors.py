@@ -29,9 +29,13 @@ EXIT_CODES = {
     # proved: exit 0
     "optimal": EXIT_OK, "verified": EXIT_OK, "certified": EXIT_OK, "legal": EXIT_OK,
     "proved": EXIT_OK, "accepted": EXIT_OK, "valid": EXIT_OK,
+    # a confrontation that found nothing against a bound: evidence, not a proof, but no finding
+    "supported": EXIT_OK,
     # refuted or rejected: exit 1
     "refuted": EXIT_REFUTED, "not certified": EXIT_REFUTED, "illegal": EXIT_REFUTED,
     "rejected": EXIT_REFUTED,
+    # a finding against an asymptotic bound along a sweep: someone must act on it
+    "contradicted": EXIT_REFUTED,
     # bad input: exit 2
     "malformed": EXIT_BAD_INPUT,
     # nothing proved either way: exit 3

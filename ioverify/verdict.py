@@ -12,9 +12,11 @@ line of text (``describe``); ``status`` is one of ``SEVERITY``'s keys and sets t
 through ``ioverify.errors.EXIT_CODES``.
 
 Severity order used by ``merge`` (worst first):
-    Refuted > Infeasible > Unknown > Bounded > Verified > Optimal
-A refutation dominates because it is a replayed counterexample; ``Infeasible`` means the instance
-could not be posed (a vertex needs more red pebbles than M) and so nothing was checked.
+    Refuted > Contradicted > Infeasible > Unknown > Bounded > Supported > Verified > Optimal
+A refutation dominates because it is a replayed counterexample; a contradiction is evidence
+against an asymptotic statement along a sweep (no single instance refutes a Theta);
+``Infeasible`` means the instance could not be posed (a vertex needs more red pebbles than M)
+and so nothing was checked; ``Supported`` is a sweep's evidence for a bound, not a proof.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ EVIDENCE_KINDS = (
     "kernel-certification",  # a kernel trace replayed, outputs checked, I/O recounted
     "symbolic-proof",  # SymPy identity or Z3 arithmetic over a whole parameter region
     "replay",  # the independent replayer checked every move of a schedule
+    "kernel-sweep",  # certified kernel runs confronted with a bound over a sweep
 )
 
 
@@ -117,6 +120,41 @@ class Legal:
 
 
 @dataclass(frozen=True)
+class Supported:
+    """A bound confronted with certified runs of a kernel computing the same function, and
+    none contradicts it: every run's I/O is at least an explicit bound, or the ratio
+    bound / kernel of an asymptotic one does not grow along the sweep.  Evidence, never a
+    proof of the bound: its status is not "verified".  ``sweep`` holds one row per run
+    (params, memory, io, bound, ratio, trace digest); ``exponent`` the fitted growth of the
+    ratio along the swept parameter, when there is one."""
+
+    bound_id: str
+    kernel: str
+    sweep: list
+    exponent: float | None
+    evidence: Evidence
+    variant: str = "kernel"
+    status = "supported"
+
+
+@dataclass(frozen=True)
+class Contradicted:
+    """An asymptotic lower bound contradicted along a family of certified kernel runs: the
+    ratio bound / kernel grows at every step of the sweep along ``along``, like
+    ``along``^``exponent``, so no constant makes the bound hold there.  Distinct from
+    ``Refuted``, which needs one instance and an explicit constant."""
+
+    bound_id: str
+    kernel: str
+    along: str
+    sweep: list
+    exponent: float
+    evidence: Evidence
+    variant: str = "kernel"
+    status = "contradicted"
+
+
+@dataclass(frozen=True)
 class Refuted:
     """A claim fails.  For a lower bound: ``schedule`` (replayed) costs ``io`` < ``claim``.
     For other claims (a kernel, a formula) ``schedule`` is None and ``reason`` says what failed,
@@ -163,14 +201,16 @@ class Infeasible:
     status = "infeasible"
 
 
-Verdict = Optimal | Verified | Certified | Proved | Legal | Refuted | Bounded | Unknown | Infeasible
+Verdict = (Optimal | Verified | Certified | Proved | Legal | Supported | Contradicted | Refuted
+           | Bounded | Unknown | Infeasible)
 
-SEVERITY = {"optimal": 0, "verified": 1, "bounded": 2, "unknown": 3, "infeasible": 4, "refuted": 5}
+SEVERITY = {"optimal": 0, "verified": 1, "supported": 2, "bounded": 3, "unknown": 4,
+            "infeasible": 5, "contradicted": 6, "refuted": 7}
 
 
 def is_proof(verdict: Verdict) -> bool:
     """True only for verdicts that establish a claim (status optimal or verified)."""
-    return isinstance(verdict, (Optimal, Verified, Certified, Proved, Legal))
+    return isinstance(verdict, (Optimal, Verified, Certified, Proved, Legal))  # not Supported
 
 
 def merge(verdicts: Iterable[Verdict]) -> Verdict:
@@ -220,7 +260,7 @@ def _class_of(status, variant) -> type:
     if status == "verified":
         return {"kernel": Certified, "formula": Proved}.get(variant, Verified)
     classes = {"optimal": Optimal, "refuted": Refuted, "bounded": Bounded, "unknown": Unknown,
-               "infeasible": Infeasible}
+               "infeasible": Infeasible, "supported": Supported, "contradicted": Contradicted}
     if status not in classes:
         raise ValueError(f"no verdict has status {status!r}")
     return classes[status]
@@ -257,12 +297,40 @@ def describe(verdict: Verdict) -> str:
         return (f"legal and complete: {verdict.loads} loads + {verdict.stores} stores = "
                 f"{verdict.io} I/O, peak {verdict.peak} red of M = {verdict.memory} "
                 f"({verdict.variant})")
+    if isinstance(verdict, Supported):
+        return _supported_text(verdict)
+    if isinstance(verdict, Contradicted):
+        return _contradicted_text(verdict)
     if isinstance(verdict, Refuted):
         return _refuted_text(verdict)
     if isinstance(verdict, Bounded):
         return (f"no better schedule within {verdict.horizon} moves (not a proof beyond that "
                 f"horizon)" + _bracket_text(verdict))
     return verdict.reason + _bracket_text(verdict)
+
+
+def _supported_text(verdict: Supported) -> str:
+    ratios = [row["ratio"] for row in verdict.sweep]
+    growth = "" if verdict.exponent is None else f", fitted growth exponent {verdict.exponent:.2f}"
+    vacuous = ("; vacuous: the bound is <= 0 on every run"
+               if all(row["bound"] <= 0 for row in verdict.sweep) else "")
+    return (f"no certified run of {verdict.kernel} contradicts {verdict.bound_id} on "
+            f"{len(ratios)} instance(s): bound / I/O between {min(ratios):.3g} and "
+            f"{max(ratios):.3g}{growth} (evidence, not a proof){vacuous}")
+
+
+def _contradicted_text(verdict: Contradicted) -> str:
+    first, last = verdict.sweep[0], verdict.sweep[-1]
+    fixed = {k: v for k, v in first["params"].items()
+             if all(row["params"].get(k) == v for row in verdict.sweep)}
+    fixed_text = ", ".join(f"{k} = {v}" for k, v in fixed.items())
+    memory = {row["memory"] for row in verdict.sweep}
+    fixed_text += (", " if fixed_text else "") + (f"M = {memory.pop()}" if len(memory) == 1
+                                                   else "M varying")
+    return (f"contradicted along {verdict.along} = {first['params'][verdict.along]}.."
+            f"{last['params'][verdict.along]} ({fixed_text}): {verdict.bound_id} / certified I/O "
+            f"of {verdict.kernel} grows from {first['ratio']:.3g} to {last['ratio']:.3g}, like "
+            f"{verdict.along}^{verdict.exponent:.2f}")
 
 
 def _refuted_text(verdict: Refuted) -> str:

@@ -49,7 +49,7 @@ def parse_density(value) -> float:
 
 
 OPTIONS = (
-    KernelOption("mask", parse_mask, "causal", "block mask: causal or random"),
+    KernelOption("mask", parse_mask, "causal", "block mask: " + ", ".join(MASKS)),
     KernelOption("density", parse_density, 0.5,
                  "fraction s of allowed blocks of a random mask (at least one per block-row "
                  "and block-column)"),
@@ -67,13 +67,15 @@ def element_mask_of(sizes: dict, blk: dict) -> np.ndarray:
 
 def mask_plan(spec, sizes: dict, memory: int, literal: bool) -> dict:
     """Square blocks from M (largest that fit), then the mask's statistics for the count:
-    allowed blocks, Z_r and Z_c (sums of the allowed blocks' row and column lengths)."""
+    allowed blocks, Z_r and Z_c (sums of the allowed blocks' row and column lengths), and Z_QK
+    (the allowed entries of S = QK^T, the sparse lower bound's parameter)."""
     blk = square_plan(("block",), lambda s: s["n"])(spec, sizes, memory, literal)
     b = blk["block"]
     mask = mask_of(sizes, b)
     lengths = np.array([length for _, length in blocks(sizes["n"], b)])
     blk.update(allowed=int(mask.sum()), s=round(float(mask.mean()), 6),
-               Z_r=int((mask * lengths[:, None]).sum()), Z_c=int((mask * lengths[None, :]).sum()))
+               Z_r=int((mask * lengths[:, None]).sum()), Z_c=int((mask * lengths[None, :]).sum()),
+               Z_QK=int((mask * lengths[:, None] * lengths[None, :]).sum()))
     return blk
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ioverify.errors import InvalidArgument
 
-MASKS = ("causal", "random")
+MASKS = ("causal", "random", "block-diagonal", "permutation", "banded")
 
 
 # --- exact attention -----------------------------------------------------------------------------
@@ -87,13 +87,20 @@ def finite_difference_gradient(q, k, v, d_out, mask=None, h: float = 1e-6) -> di
 
 def block_mask(kind: str, blocks: int, density: float = 1.0, seed: int = 0) -> np.ndarray:
     """A ``blocks`` x ``blocks`` boolean block mask.  ``causal``: block (i, j) allowed iff
-    j <= i.  ``random``: a random permutation's blocks (so every block-row and block-column has
-    an allowed block) plus uniformly chosen others up to round(density * blocks^2) in all
-    (never fewer than ``blocks``)."""
+    j <= i.  ``block-diagonal``: iff j = i.  ``banded``: iff |i - j| <= 1.  ``permutation``: the
+    blocks of a random permutation, one per block-row and block-column.  ``random``: a random
+    permutation's blocks plus uniformly chosen others up to round(density * blocks^2) in all
+    (never fewer than ``blocks``).  Only ``random`` reads ``density``."""
     if blocks < 1:
         raise InvalidArgument(f"a block mask needs at least one block, got {blocks}")
-    if kind == "causal":
-        return np.tril(np.ones((blocks, blocks), dtype=bool))
+    i, j = np.indices((blocks, blocks))
+    fixed = {"causal": j <= i, "block-diagonal": i == j, "banded": abs(i - j) <= 1}
+    if kind in fixed:
+        return fixed[kind]
+    if kind == "permutation":
+        mask = np.zeros((blocks, blocks), dtype=bool)
+        mask[np.arange(blocks), np.random.default_rng([seed, blocks]).permutation(blocks)] = True
+        return mask
     if kind != "random":
         raise InvalidArgument(f"mask must be one of {', '.join(MASKS)}, got {kind!r}")
     if not 0.0 < density <= 1.0:

@@ -1,40 +1,73 @@
-"""Attention backward: Li, Liang, Shi, Song et al. (arXiv 2410.09397), large and small cache.
+"""Attention backward: Li, Liang, Shi, Song et al. (arXiv 2410.09397, ICLR 2026 version),
+large and small cache.
 
 v2: Q_bwd = Theta(min{(n^2 d^2 + n d^3) / M, (n^2 d + n d^2) / sqrt(M)}), crossover M = Theta(d^2);
 FlashAttention's backward is optimal for M = Omega(d^2).  Known only from the abstract [summary];
-the explicit form Q_bwd >= 2 n^2 d^2 / (M + 4 d^2) - M is derived for this project.
+the explicit form Q_bwd >= 2 n^2 d^2 / (M + 4 d^2) - M is derived for this project.  On ioverify's
+FlashAttention-form backward graph the v2 form is contradicted for d >> n (the graph has no d x d
+weight products, which the nd^2 and nd^3 terms would need), so its record holds d <= n only.
 """
 
-from ioverify.claims import Claim, exact_search, kernel, symbolic
+from ioverify.claims import Claim, Part, confront, exact_search, kernel, symbolic
 
 LARGE, SMALL = "attention-backward-large-cache", "attention-backward-small-cache"
 LOWER = ("attention-backward-explicit",)
+KERNELS = ("flash-backward-v1", "flash-backward-v2", "square-tiling-backward")
+
 
 CLAIMS = [
     Claim(
         id=LARGE,
         title="Attention backward, large cache: FlashAttention's backward within the bounds",
         statement="Q_bwd >= 2 n^2 d^2 / (M + 4 d^2) - M for the FlashAttention-form backward "
-                  "graph; FlashAttention's backward (both loop orders) reaches "
-                  "Theta(n^2 d^2 / M) for M = Omega(d^2).",
-        source="Li, Liang, Shi, Song et al., arXiv 2410.09397 (main theorem, v2); Dao et al., "
-               "arXiv 2205.14135, Thm 5; explicit form derived",
+                  "graph; Q_bwd = Theta(min{(n^2 d^2 + n d^3)/M, (n^2 d + n d^2)/sqrt(M)}); "
+                  "FlashAttention's backward (both loop orders) reaches Theta(n^2 d^2 / M) for "
+                  "M = Omega(d^2).",
+        source="Li, Liang, Shi, Song et al., arXiv 2410.09397, ICLR 2026 version, Theorem 1.1 "
+               "(main) and Theorems 4.1/4.2 (large cache); Dao et al., arXiv 2205.14135, Thm 5; "
+               "explicit form derived",
         firmness="summary",
         variant="kernel",
         bounds=("attention-backward-v2", "attention-backward-v1", "attention-backward-explicit",
                 "flash-backward-thm5"),
-        kernels=("flash-backward-v1", "flash-backward-v2"),
-        obligations=(exact_search(LARGE, "attention-backward", {"n": 1, "d": 1}, 3,
-                                  variant="one-shot", lower_bound="attention-backward-explicit",
-                                  heavy=True),)
-        + tuple(kernel(LARGE, name, {"n": n, "d": 8}, memory, lower_bounds=LOWER)
-                for name in ("flash-backward-v1", "flash-backward-v2")
-                for n in (40, 45) for memory in (128, 256, 512))
-        + (symbolic(LARGE, "crossover/attention-backward-v2"),
-           symbolic(LARGE, "crossover/attention-backward-v1"),
-           symbolic(LARGE, "explicit-vs-theta-min/attention-backward-explicit"),
-           symbolic(LARGE, "count-vs-theta/flash-backward-count"),
-           symbolic(LARGE, "kernel-count-vs-theory/flash-backward-v1")),
+        kernels=KERNELS,
+        obligations=(),
+        parts=(
+            Part("explicit", "Q_bwd >= 2 n^2 d^2 / (M + 4 d^2) - M on the FlashAttention-form "
+                             "backward graph.",
+                 (exact_search(LARGE, "attention-backward", {"n": 1, "d": 1}, 3,
+                               variant="one-shot", lower_bound="attention-backward-explicit",
+                               heavy=True),)
+                 + tuple(kernel(LARGE, name, {"n": n, "d": 8}, memory, lower_bounds=LOWER)
+                         for name in ("flash-backward-v1", "flash-backward-v2")
+                         for n in (40, 45) for memory in (128, 256, 512))
+                 + (symbolic(LARGE, "explicit-vs-theta-min/attention-backward-explicit"),)),
+            Part("theta-n>=d", "Q_bwd = Theta(min{(n^2 d^2 + n d^3)/M, (n^2 d + n d^2)/sqrt(M)}) "
+                               "for d <= n, crossover M = Theta(d^2).",
+                 tuple(confront(LARGE, "attention-backward-v2", name, "n-grows",
+                                [({"n": n, "d": 8}, 256) for n in (16, 32, 64, 128)], along="n")
+                       for name in KERNELS)
+                 + (symbolic(LARGE, "crossover/attention-backward-v2"),),
+                 reading="the v2 record, restricted to d <= n"),
+            Part("theta-all-shapes", "The same Theta holds for every n, d and M, d >> n "
+                                     "included.",
+                 (confront(LARGE, "attention-backward-v2", "square-tiling-backward",
+                           "d-grows-past-n", [({"n": 4, "d": d}, 64) for d in (64, 128, 256, 512)],
+                           along="d", regime=False),),
+                 reading="the formula attached to ioverify's FlashAttention-form backward graph "
+                         "for all n, d, M (outside the record's regime d <= n); the graph has "
+                         "no d x d weight products, so the n d^2 and n d^3 terms cannot be "
+                         "forced"),
+            Part("flash-optimal", "FlashAttention's backward moves O(n^2 d^2 / M) for "
+                                  "M = Omega(d^2) (both loop orders).",
+                 (symbolic(LARGE, "count-vs-theta/flash-backward-count"),
+                  symbolic(LARGE, "kernel-count-vs-theory/flash-backward-v1"),
+                  symbolic(LARGE, "crossover/attention-backward-v1"))),
+            Part("alman-song-graph", "On the Alman-Song backward graph (gradient with respect to "
+                                     "the layer input X, with the d x d weight products) the "
+                                     "n d^2 and n d^3 terms are needed: ioverify has no such "
+                                     "graph or kernel yet."),
+        ),
     ),
     Claim(
         id=SMALL,
@@ -42,14 +75,23 @@ CLAIMS = [
         statement="For M < d^2 a backward pass that square-tiles every product with side "
                   "Theta(sqrt(M)) and materialises the n x n intermediates moves "
                   "O((n^2 d + n d^2) / sqrt(M)) words, above the explicit lower bound.",
-        source="Li, Liang, Shi, Song et al., arXiv 2410.09397 (Algorithm 6, pseudo-code not "
-               "available); the tiling is a reconstruction (docs: kernels-backward)",
+        source="Li, Liang, Shi, Song et al., arXiv 2410.09397, ICLR 2026 version, Theorem 4.3 "
+               "(small-cache upper bound via Algorithm 6; pseudo-code not available); the "
+               "tiling is a reconstruction (docs: kernels-backward)",
         firmness="derived",
         variant="kernel",
         bounds=("attention-backward-small-cache", "attention-backward-explicit"),
         kernels=("square-tiling-backward",),
-        obligations=tuple(kernel(SMALL, "square-tiling-backward", {"n": n, "d": 16}, memory,
-                                 lower_bounds=LOWER)
-                          for n in (32, 37) for memory in (16, 64, 200)),
+        obligations=(),
+        parts=(
+            Part("certified", "The square-tiling backward kernel is certified, moves its closed "
+                              "form, and stays above the explicit lower bound.",
+                 tuple(kernel(SMALL, "square-tiling-backward", {"n": n, "d": 16}, memory,
+                              lower_bounds=LOWER)
+                       for n in (32, 37) for memory in (16, 64, 200))),
+            Part("O-bound", "Its count is <= C (n^2 d + n d^2) / sqrt(M) for every M <= d^2, with "
+                            "C = 47 the smallest constant proved.",
+                 (symbolic(SMALL, "count-vs-theta/square-tiling-backward"),)),
+        ),
     ),
 ]

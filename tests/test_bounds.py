@@ -23,7 +23,8 @@ THEORY_RESULTS = (
 FIRMNESS_IN_THEORY = {"hong-kung-partition": "paper", "matmul-lean": "paper", "cosma": "paper",
                       "saha-ye-thm3.1": "paper", "attention-forward-explicit-large": "derived",
                       "attention-forward-explicit-small": "derived",
-                      "attention-backward-v2": "summary", "attention-backward-v1": "summary",
+                      # v1: THEORY.md says "summary", but no readable source states it
+                      "attention-backward-v2": "summary", "attention-backward-v1": "recalled",
                       "attention-backward-explicit": "derived", "sparse-attention": "recalled",
                       "flash-block-sparse": "paper", "flash-forward-count": "derived"}
 

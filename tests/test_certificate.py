@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from ioverify.certificate.format import RELIES_ON, seal
-from ioverify.claims.claim import Claim, exact_search, kernel, partition, symbolic
+from ioverify.claims.claim import Claim, confront, exact_search, kernel, partition, symbolic
 from ioverify.cli import main
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN,
                              InternalError)
@@ -69,6 +69,14 @@ CASES = {
                                                  literal_blocks=True, expect_certified=False),
                                 "verified"),
     "symbolic": (lambda c: symbolic(c, "sparse-recovers-dense"), "verified"),
+    "confront-supported": (lambda c: confront(c, "matmul-trivial", "matmul-tiled", "square",
+                                              [(TILED, 16), (TILED, 32)]), "supported"),
+    "confront-refuted": (lambda c: confront(c, "matmul-trivial", "matmul-tiled", "inflated",
+                                            [(TILED, 16)], reading={"m": "m*100"}), "refuted"),
+    "confront-contradicted": (lambda c: confront(
+        c, "sparse-attention", "block-sparse-forward", "permutation",
+        [({"n": n, "d": 4, "mask": "permutation"}, 128) for n in (64, 128, 256)], along="n",
+        reading={"Z_in": "n*d", "Z_QK": "Z_QK"}), "contradicted"),
     "symbolic-z3": (lambda c: symbolic(c, "backward-v2-is-v1-scaled"), "verified"),
 }
 
@@ -163,6 +171,7 @@ def test_the_cases_cover_every_kind_status_and_evidence(certs):
                                                    "unknown", "infeasible")}
     assert pairs >= {("partition", s) for s in ("verified", "refuted", "unknown", "infeasible")}
     assert pairs >= {("kernel", "verified"), ("kernel", "refuted"), ("symbolic", "verified")}
+    assert pairs >= {("confront", s) for s in ("supported", "refuted", "contradicted")}
     evidence = {(d["verdict"].get("evidence") or {}).get("kind") for d in docs}
     assert evidence >= {"exhaustive-search", "trivial-bound", "one-shot-exact-horizon",
                         "proved-horizon", "partition-lemma", "kernel-certification",
@@ -428,6 +437,22 @@ TAMPERS = [
                                                     "reason": "refuted: no",
                                                     "evidence": None}), "verdict status"),
     ("symbolic", "statement", _set("verdict.statement", "1 = 1"), "verdict statement"),
+    # confront: every run re-run, the bound read off again, the sweep judged again
+    ("confront-supported", "exponent", _set("verdict.exponent", 0.5), "verdict exponent"),
+    ("confront-supported", "io of a run", _set("verdict.sweep.0.io", 47), "verdict sweep"),
+    ("confront-supported", "trace digest", _set("verdict.sweep.1.trace_digest", "0" * 64),
+     "verdict sweep"),
+    ("confront-supported", "spec memory", _set("obligation.spec.sweep.0.memory", 64),
+     "verdict sweep"),
+    ("confront-refuted", "reading dropped", _set("obligation.spec.reading", {}),
+     "verdict status"),
+    ("confront-refuted", "claim", _set("verdict.claim", 10), "verdict claim"),
+    ("confront-contradicted", "exponent", _set("verdict.exponent", 0.1), "verdict exponent"),
+    ("confront-contradicted", "along dropped", _set("obligation.spec.along", None),
+     "verdict status"),
+    ("confront-contradicted", "status", _set("verdict", lambda v: {
+        **{k: x for k, x in v.items() if k != "along"}, "status": "supported"}),
+     "verdict status"),
     ("symbolic", "status unknown", _set("verdict", {"status": "unknown", "reason": "not proved",
                                                     "lower_bound": None, "upper_bound": None,
                                                     "variant": "formula"}), "verdict status"),
@@ -598,7 +623,7 @@ def test_every_kind_but_z3_facts_rechecks_without_z3(certs):
     records = json.loads(done.stdout)["files"]
     assert {r["outcome"] for r in records} == {"accepted"}
     kinds = {json.loads(f.read_text())["obligation"]["kind"] for f in files}
-    assert kinds == {"exact-search", "partition", "kernel", "symbolic"}
+    assert kinds == {"exact-search", "partition", "kernel", "symbolic", "confront"}
 
 
 def test_z3_proved_fact_is_not_rechecked_without_z3(certs):

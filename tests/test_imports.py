@@ -69,6 +69,7 @@ TRUSTED_BASE = (
     "ioverify.trace.certify",
     "ioverify.trace.lower",
     "ioverify.trace.kernel",
+    "ioverify.trace.confront",
     "ioverify.kernels",
     "ioverify.certificate.format",
     "ioverify.certificate.recheck",

@@ -284,6 +284,17 @@ def _explicit_facts() -> list[Fact]:
     ]
 
 
+def _square_backward_count() -> sympy.Expr:
+    """``square-tiling-backward``'s closed form (ioverify.bounds.kernel_counts) with B | n, d."""
+    return 5 * n * d + 3 * n + 2 * n**2 + 10 * n**2 * d / B
+
+
+def _square_backward_hyps() -> list:
+    """The kernel's planner: the largest B whose peak 4B^2 + 2B + 1 fits in M; small cache."""
+    return [B >= 1, 4 * B**2 + 2 * B + 1 <= M, M < 4 * B**2 + 10 * B + 7, M <= d**2,
+            n >= 1, d >= 1]
+
+
 def _kernel_theta_facts() -> list[Fact]:
     fa_hyps = lambda: [4 * d <= M, M <= n * d]  # noqa: E731  B_c = M/(4d) >= 1; Thm 2: M <= nd
     fa2_hyps = lambda: [4 * d <= M, M <= n * d, M <= 4 * d**2]  # noqa: E731  B_r = M/(4d) <= d
@@ -304,6 +315,12 @@ def _kernel_theta_facts() -> list[Fact]:
                        "<= C n^2 d^2 / M for 4d <= M <= min(nd, 4d^2), smallest C",
                        lambda: get("flash2-forward-count").expr.subs(B_r, _fa_block()),
                        lambda: _saha_ye_branch(0), fa2_hyps),
+        _constant_fact("count-vs-theta/square-tiling-backward",
+                       "the small-cache backward kernel's count 5nd + 3n + 2n^2 + 10 n^2 d / B "
+                       "(exact division; B the largest side with 4B^2 + 2B + 1 <= M, its peak) "
+                       "is <= C (n^2 d + n d^2) / sqrt(M) for M <= d^2, smallest C",
+                       _square_backward_count, lambda: get("attention-backward-small-cache").expr,
+                       _square_backward_hyps),
         _constant_fact("count-vs-theta/saha-ye-algorithm1",
                        "Saha-Ye Algorithm 1's count 4n^2 d/B + n^2 + nd + 2n with "
                        "B = floor(sqrt(M/4)) is <= C n^2 d / sqrt(M) in the small-cache regime "

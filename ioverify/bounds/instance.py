@@ -8,6 +8,7 @@ import math
 from fractions import Fraction
 
 from ioverify.bounds.records import get
+from ioverify.errors import InvalidArgument
 
 
 def bound_value(bound_id: str, params: dict, memory: int) -> Fraction | float:
@@ -33,3 +34,33 @@ def resolve_lower_bound(spec: dict) -> tuple[int | None, dict]:
     value = bound_value(claim, spec.get("params", {}), spec["memory"])
     return max(0, math.ceil(value)), {"lower_bound_source": claim,
                                        "lower_bound_exact": str(value)}
+
+
+def bound_on_run(bound_id: str, reading: dict, sizes: dict, memory: int, blocks: dict, *,
+                 regime: bool = True) -> float:
+    """Bound ``bound_id`` on one kernel run, its parameters read off the run: each parameter the
+    bound takes is ``reading[name]`` (an arithmetic expression over the kernel's sizes, its
+    blocks and M), else the size of the same name.  An asymptotic bound gives its shape's
+    value (constant 1).  ``regime=False`` evaluates the formula outside its stated regime: the
+    reading under which a paper's bound is attached to every instance."""
+    import sympy
+
+    bound = get(bound_id)
+    names = {**blocks, **sizes, "M": memory}
+    given = {}
+    for name in bound.param_names:
+        text = reading.get(name, name)
+        given[name] = sympy.sympify(str(text), locals={k: sympy.Integer(v) if isinstance(v, int)
+                                                       else v for k, v in names.items()
+                                                       if isinstance(v, (int, float))})
+        if not given[name].is_number:
+            raise InvalidArgument(f"bound {bound_id!r}: reading {name} = {text!r} is not a "
+                                  f"number on this run (known: {', '.join(sorted(names))})")
+    if not regime:
+        value = bound.expr.subs({bound.params[bound.param_names.index(k)]: v
+                                 for k, v in given.items()})
+        return float(value)
+    given.pop("M", None)
+    value = bound.shape(**given, M=memory) if bound.asymptotic else bound.evaluate(**given,
+                                                                                     M=memory)
+    return float(value)

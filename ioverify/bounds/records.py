@@ -149,15 +149,21 @@ BACKWARD = [
     Bound("attention-backward-v2", "Attention backward (v2, 2026)",
           "Q_bwd = Theta(min{(n^2 d^2 + n d^3) / M, (n^2 d + n d^2) / sqrt(M)}), crossover "
           "M = Theta(d^2); FlashAttention's backward is optimal for M = Omega(d^2), their "
-          "Algorithm 6 for M = o(d^2); lower bounds assume standard matrix multiplication.",
-          f"{LI_ET_AL} (v2, 2026), main theorem", "summary", "tight", "recompute",
+          "Algorithm 6 for M = o(d^2); lower bounds assume standard matrix multiplication. "
+          "Recorded for d <= n only: on ioverify's FlashAttention-form backward graph (no d x d "
+          "weight products) a certified kernel contradicts it for d >> n (claim "
+          "attention-backward-large-cache).",
+          f"{LI_ET_AL}, ICLR 2026 version: Theorem 1.1 (main), Theorems 4.1/4.2 (large cache, "
+          f"upper/lower), Theorem 4.3 (small-cache upper, Algorithm 6), Theorem 4.4 "
+          f"(small-cache lower)", "summary", "tight", "recompute",
           "attention backward (Alman-Song algebra), standard matrix multiplication", (n, d, M),
-          sympy.true, Min((n**2 * d**2 + n * d**3) / M, (n**2 * d + n * d**2) / sqrt(M)),
+          d <= n, Min((n**2 * d**2 + n * d**3) / M, (n**2 * d + n * d**2) / sqrt(M)),
           asymptotic=True, section="§5", monotone_in_M=True, family="attention-backward"),
     Bound("attention-backward-v1", "Attention backward (v1, 2024)",
           "Q_bwd = Theta(min{n^2 d^2 / M, n^2 d / sqrt(M)}).",
           f"{LI_ET_AL} (v1, 2024: 'Fine-grained Attention I/O Complexity: Comprehensive "
-          f"Analysis for Backward Passes')", "summary", "tight", "recompute",
+          f"Analysis for Backward Passes'; no readable statement available)", "recalled",
+          "tight", "recompute",
           "attention backward, standard matrix multiplication", (n, d, M), sympy.true,
           Min(n**2 * d**2 / M, n**2 * d / sqrt(M)), asymptotic=True, section="§5",
           monotone_in_M=True, family="attention-backward"),

@@ -53,6 +53,7 @@ from ioverify.game.exhaustive import exhaustive_optimum
 from ioverify.game.partition import check_partition as is_partition, core_dag
 from ioverify.game.replay import replay
 from ioverify.game.rules import infeasibility, schedule_from_dict
+from ioverify.trace.confront import certified_run, judge_sweep, row
 
 # States the exhaustive re-search may store when it re-derives what a solver answered (or what a
 # certificate states without evidence); past it the solver's answer is relied on, said so.  About
@@ -68,6 +69,9 @@ VERDICT_FIELDS = {
     "bounded": {"status", "horizon", "lower_bound", "upper_bound", "variant"},
     "unknown": {"status", "reason", "lower_bound", "upper_bound", "variant"},
     "infeasible": {"status", "reason", "variant"},
+    "supported": {"status", "bound_id", "kernel", "sweep", "exponent", "evidence", "variant"},
+    "contradicted": {"status", "bound_id", "kernel", "along", "sweep", "exponent", "evidence",
+                     "variant"},
 }
 VERIFIED_FIELDS = {
     "kernel": {"status", "io", "peak", "formula", "max_error", "evidence", "variant"},
@@ -270,6 +274,8 @@ def obligation_id(kind: str, spec: dict) -> str:
     so the re-check does not import the claims layer)."""
     if kind == "symbolic":
         return f"symbolic/{spec['fact']}"
+    if kind == "confront":
+        return f"{spec['bound']}/vs/{spec['kernel']}/{spec['name']}/confront"
     target = spec.get("family") or spec.get("kernel")
     params = ",".join(f"{k}={_short(v)}" for k, v in spec.get("params", {}).items())
     parts = [f"{target}({params})", f"M={spec['memory']}"]
@@ -831,9 +837,47 @@ def _reprove(fact: str):
                            f"imported here: install z3-solver to re-check it") from None
 
 
+# --- confront -------------------------------------------------------------------------------------
+
+def check_confront(doc: dict, log: _Log) -> None:
+    """Every run of the sweep re-run with the certificate's seed and re-certified, the bound
+    read off it again, and the sweep judged again (``ioverify.trace.confront``); the stated
+    verdict must be the re-derived one, row by row, trace digests included."""
+    from ioverify.bounds.instance import bound_on_run
+    from ioverify.bounds.records import get
+
+    spec, verdict = doc["obligation"]["spec"], doc["verdict"]
+    _no_instance(doc)
+    _witness(doc, set())
+    _verdict_fields(verdict)
+    rows, explicit, derived = [], not get(spec["bound"]).asymptotic, None
+    for point in spec["sweep"]:
+        run = certified_run(spec["kernel"], point["params"], point["memory"], doc["seed"])
+        if not run["certified"]:
+            derived = {"status": "unknown", "reason": f"{spec['kernel']} at {point['params']}, "
+                       f"M={point['memory']} was not certified ({run['reason']}): nothing to "
+                       f"confront", "lower_bound": None, "upper_bound": None, "variant": "kernel"}
+            break
+        value = bound_on_run(spec["bound"], spec["reading"], point["params"], point["memory"],
+                             run["blocks"], regime=spec["regime"])
+        rows.append(row(point["params"], point["memory"], run["io"], value,
+                        run["trace_digest"]))
+    log.rechecked.append(f"{len(rows)} run(s) of {spec['kernel']} re-run (seed {doc['seed']}), "
+                         f"re-certified and {spec['bound']} read off each")
+    if derived is None:
+        derived = to_json(judge_sweep(spec["bound"], spec["kernel"], rows, explicit=explicit,
+                                      along=spec["along"]))
+        derived.pop("schedule", None)
+    _same("verdict status (the sweep judged again)", derived["status"], verdict["status"])
+    _fields("verdict", verdict, derived)
+    _fields("detail", doc["detail"], {"explicit": explicit, "runs": len(rows)})
+    log.rechecked.append(f"status re-derived: {derived['status']}")
+
+
 CHECKERS = {
     "exact-search": check_exact_search,
     "partition": check_partition,
     "kernel": check_kernel,
     "symbolic": check_symbolic,
+    "confront": check_confront,
 }

@@ -13,6 +13,13 @@ Obligation kinds (``Obligation.kind``):
     kernel        certify a traced kernel: legal, correct, I/O equal to its closed form, and
                   between the lower bounds and the claimed upper bounds
     symbolic      a proved fact about the bound formulas (ioverify.bounds.facts)
+    confront      a bound against certified runs of a kernel computing the same function over
+                  a sweep: refuted (an explicit bound above a run), contradicted (an asymptotic
+                  bound whose ratio to the kernel grows along the sweep) or supported
+
+A claim's statement is split into ``Part``s, each with the obligations that check it; a part
+with none is only stated, and its page row says so: "verified" is the status of a part, never
+of prose around unchecked parts.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from typing import Any, Iterable
 from ioverify.claims.validate import validate
 from ioverify.errors import InvalidArgument
 
-KINDS = ("exact-search", "partition", "kernel", "symbolic")
+KINDS = ("exact-search", "partition", "kernel", "symbolic", "confront")
 FIRMNESS = ("paper", "summary", "recalled", "derived", "user")
 
 
@@ -52,6 +59,8 @@ class Obligation:
         s = self.spec
         if self.kind == "symbolic":
             return f"symbolic/{s['fact']}"
+        if self.kind == "confront":
+            return f"{s['bound']}/vs/{s['kernel']}/{s['name']}/confront"
         target = s.get("family") or s.get("kernel")
         params = ",".join(f"{k}={_short(v)}" for k, v in s.get("params", {}).items())
         parts = [f"{target}({params})", f"M={s['memory']}"]
@@ -90,11 +99,18 @@ class Claim:
     kernels: tuple[str, ...] = ()
     notes: str = ""
     origin: str = field(default="", compare=False)  # the file it was loaded from
+    parts: tuple["Part", ...] = ()  # the statement's parts; none: the statement is one part
 
     def __post_init__(self):
         if self.firmness not in FIRMNESS:
             raise InvalidArgument(f"claim {self.id!r}: firmness must be one of "
                                   f"{', '.join(FIRMNESS)}, got {self.firmness!r}")
+        if self.parts:
+            derived = tuple(ob for part in self.parts for ob in part.obligations)
+            if self.obligations and tuple(self.obligations) != derived:
+                raise InvalidArgument(f"claim {self.id!r}: give obligations through its parts "
+                                      f"or directly, not both")
+            object.__setattr__(self, "obligations", derived)
         if not self.obligations:
             raise InvalidArgument(f"claim {self.id!r} has no obligations: nothing would be "
                                   f"checked")
@@ -106,6 +122,21 @@ class Claim:
     @property
     def checks(self) -> tuple[str, ...]:
         return tuple(k for k in KINDS if any(ob.kind == k for ob in self.obligations))
+
+    def statement_parts(self) -> tuple["Part", ...]:
+        """The parts, or the whole statement as one part checked by every obligation."""
+        return self.parts or (Part("statement", self.statement, self.obligations),)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One statement inside a claim, the obligations that check it, and how it is read on
+    ioverify's model (``reading``).  A part with no obligations is only stated."""
+
+    id: str
+    statement: str
+    obligations: tuple[Obligation, ...] = ()
+    reading: str = ""
 
 
 # --- builders used by claim files ---------------------------------------------------------------
@@ -149,6 +180,20 @@ def kernel(claim: str, name: str, params: dict, memory: int, *, lower_bounds=(),
 
 def symbolic(claim: str, fact: str) -> Obligation:
     return Obligation(claim, "symbolic", {"fact": fact})
+
+
+def confront(claim: str, bound: str, kernel_name: str, name: str, sweep, *,
+             along: str | None = None, reading: dict | None = None,
+             regime: bool = True) -> Obligation:
+    """Confront bound ``bound`` with certified runs of ``kernel_name`` on ``sweep`` (a list of
+    ``(params, memory)``), named ``name``.  ``along``: the parameter the sweep grows (needed to
+    contradict an asymptotic bound); ``reading``: how the bound's parameters are read off a run
+    (expressions over the kernel's sizes, blocks and M, e.g. ``{"Z_in": "n*d"}``);
+    ``regime=False`` attaches the formula to every instance, outside its stated regime too."""
+    spec = {"bound": bound, "kernel": kernel_name, "name": name,
+            "sweep": [{"params": params, "memory": memory} for params, memory in sweep],
+            "along": along, "reading": dict(reading or {}), "regime": regime}
+    return Obligation(claim, "confront", spec)
 
 
 # --- loading claim files ------------------------------------------------------------------------

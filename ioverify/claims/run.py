@@ -16,6 +16,7 @@ from ioverify.verdict import Optimal, Refuted, Verdict, Verified
 from ioverify.dag.registry import build
 from ioverify.search.partition import partition_bound
 from ioverify.search.pebbling import pebble
+from ioverify.trace.confront import certified_run, judge_sweep, row
 
 
 @dataclass(frozen=True)
@@ -151,9 +152,43 @@ def run_symbolic(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
     return result.verdict(), detail
 
 
+def run_confront(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
+    """Certified runs of the kernel over the sweep, each with the bound read off it, judged by
+    ``ioverify.trace.confront.judge_sweep``; a run that is not certified leaves the
+    confrontation unknown (an uncertified count is no evidence)."""
+    rows, explicit = [], not _bound_record(spec["bound"]).asymptotic
+    for point in spec["sweep"]:
+        run = certified_run(spec["kernel"], point["params"], point["memory"], budget.seed)
+        if not run["certified"]:
+            return Unknown(f"{spec['kernel']} at {point['params']}, M={point['memory']} was not "
+                           f"certified ({run['reason']}): nothing to confront",
+                           variant="kernel"), {"explicit": explicit, "runs": len(rows)}
+        value = bound_on_run(spec["bound"], spec["reading"], point["params"], point["memory"],
+                             run["blocks"], regime=spec["regime"])
+        rows.append(row(point["params"], point["memory"], run["io"], value,
+                        run["trace_digest"]))
+    verdict = judge_sweep(spec["bound"], spec["kernel"], rows, explicit=explicit,
+                          along=spec["along"])
+    return verdict, {"explicit": explicit, "runs": len(rows)}
+
+
+def _bound_record(bound_id: str):
+    from ioverify.bounds.records import get
+
+    return get(bound_id)
+
+
+def bound_on_run(*args, **kwargs):
+    """``ioverify.bounds.instance.bound_on_run`` (SymPy: loaded when a bound is named)."""
+    from ioverify.bounds.instance import bound_on_run as on_run
+
+    return on_run(*args, **kwargs)
+
+
 RUNNERS = {
     "exact-search": run_exact_search,
     "partition": run_partition,
     "kernel": run_kernel,
     "symbolic": run_symbolic,
+    "confront": run_confront,
 }

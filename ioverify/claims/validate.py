@@ -118,5 +118,20 @@ def _kernel_specs():
     return KERNELS
 
 
+def _confront(where: str, spec: dict) -> None:
+    """Known bound and kernel, a sweep of at least one run with the kernel's sizes, and an
+    ``along`` parameter every run gives."""
+    _known(f"{where}: bound", spec.get("bound"), _bound_ids())
+    sweep = spec.get("sweep")
+    if not isinstance(sweep, list) or not sweep:
+        raise InvalidArgument(f"{where}: a confrontation needs a sweep of at least one run")
+    for run in sweep:
+        _kernel(where, {"kernel": spec.get("kernel"), **run})
+        along = spec.get("along")
+        if along is not None and along not in run["params"]:
+            raise InvalidArgument(f"{where}: the sweep grows {along!r}, which run "
+                                  f"{run['params']} does not give")
+
+
 CHECKS = {"exact-search": _exact_search, "partition": _partition, "kernel": _kernel,
-          "symbolic": _symbolic}
+          "symbolic": _symbolic, "confront": _confront}

@@ -101,7 +101,7 @@ def _print(results, certs, pages, overall, as_json) -> None:
     for cr in results:
         print(f"{cr.verdict.status:<10} {cr.claim.id}: {cr.claim.title}")
         for r in cr.results:
-            if r.verdict.status not in ("optimal", "verified"):
+            if r.verdict.status not in ("optimal", "verified", "supported"):
                 print(f"    {r.verdict.status:<10} {r.obligation.id}: {describe(r.verdict)}")
     print(f"overall: {overall.status}; {len(certs)} certificate(s) written"
           + (f", {len(pages)} page(s) regenerated" if pages else ""))

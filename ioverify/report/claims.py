@@ -19,7 +19,7 @@ from ioverify.claims.run import ObligationResult
 from ioverify._io import write_text
 from ioverify.certificate.format import digest, read as read_certificate
 from ioverify.errors import InvalidFormat
-from ioverify.verdict import describe, from_json
+from ioverify.verdict import describe, from_json, merge
 from ioverify.report import plots as plotting
 
 # Where the certificates behind the shipped pages are committed, relative to the claim pages.
@@ -27,6 +27,8 @@ COMMITTED = "certificates"
 
 STATUS_WORDS = {
     "optimal": "optimal (proved)", "verified": "verified", "refuted": "REFUTED",
+    "supported": "supported by the sweep (evidence, not a proof)",
+    "contradicted": "CONTRADICTED along a sweep",
     "bounded": "bounded horizon only (not a proof)", "unknown": "unknown (not proved)",
     "infeasible": "infeasible instance",
 }
@@ -39,7 +41,7 @@ def page_name(claim: Claim) -> str:
 def _evidence(result) -> str:
     v = result.verdict
     evidence = getattr(v, "evidence", None)
-    if evidence is None:
+    if evidence is None or evidence.kind == "kernel-sweep" or v.status == "refuted":
         return describe(v)
     failed = evidence.detail.get("failed_as_claimed")
     return f"certification failed as claimed: {failed}" if failed else evidence.kind
@@ -67,6 +69,12 @@ def _value(result) -> str:
         return f"I/O {detail['io']}, peak {detail['peak']}" if "io" in detail else ""
     if kind == "symbolic":
         return ""
+    if kind == "confront":
+        rows = getattr(v, "sweep", None)
+        if not rows:
+            return ""
+        ratios = [r["ratio"] for r in rows]
+        return f"{len(rows)} runs, bound / I/O {min(ratios):.3g} to {max(ratios):.3g}"
     io = getattr(v, "io", None)
     if io is not None:
         return str(io)
@@ -83,12 +91,49 @@ def _vacuous_count(cr: ClaimResult) -> str:
     return f"; {count} of them vacuous: they test nothing" if count else ""
 
 
+def part_results(cr: ClaimResult) -> list[tuple]:
+    """Each part of the claim's statement with the results of its obligations (in claim
+    order) and its status: the worst verdict of those, or None when it is only stated."""
+    out, start = [], 0
+    for part in cr.claim.statement_parts():  # the claim's obligations are its parts', in order
+        results = list(cr.results[start:start + len(part.obligations)])
+        start += len(part.obligations)
+        status = merge(r.verdict for r in results).status if results else None
+        out.append((part, results, status))
+    return out
+
+
+def _part_status(status: str | None) -> str:
+    if status is None:
+        return "only stated: nothing checks it"
+    word = STATUS_WORDS[status]
+    return f"checked: {word}" if status in ("optimal", "verified", "supported") else word
+
+
+def _parts_table(cr: ClaimResult) -> list[str]:
+    lines = ["## What is checked", "", "| part | status | obligations |", "|---|---|---|"]
+    for part, results, status in part_results(cr):
+        reading = f" *Read on ioverify's model as: {part.reading}*" if part.reading else ""
+        lines.append(f"| {part.statement}{reading} | {_part_status(status)} | "
+                     f"{len(results) or '-'} |")
+    return lines + [""]
+
+
+def _headline(cr: ClaimResult) -> str:
+    parts = part_results(cr)
+    stated = sum(status is None for _, _, status in parts)
+    checked = f"{len(parts) - stated} of {len(parts)} part(s) checked"
+    if stated:
+        checked += f"; {stated} only stated"
+    return (f"**Verdict: {STATUS_WORDS[cr.verdict.status]}** (worst over {len(cr.results)} "
+            f"obligation(s){_vacuous_count(cr)}; {checked})")
+
+
 def claim_page(cr: ClaimResult) -> str:
     c = cr.claim
     lines = [
         f"# {c.title}", "",
-        f"**Verdict: {STATUS_WORDS[cr.verdict.status]}** "
-        f"(worst over {len(cr.results)} obligation(s){_vacuous_count(cr)})", "",
+        _headline(cr), "",
         f"> {c.statement}", "",
         "| | |", "|---|---|",
         f"| claim id | `{c.id}` |",
@@ -101,6 +146,7 @@ def claim_page(cr: ClaimResult) -> str:
     ]
     if c.notes:
         lines += [c.notes.strip(), ""]
+    lines += _parts_table(cr)
     lines += ["## Grid checked", "",
               "| instance | check | verdict | value | evidence |",
               "|---|---|---|---|---|"]
@@ -135,12 +181,18 @@ def index_page(claim_results: list[ClaimResult], images: list[str] = ()) -> str:
              "game variant; an asymptotic statement is never verified by finitely many instances.",
              "", "*Vacuous* obligations (a claimed bound <= 0, or one the trivial bound implies) "
              "hold but test nothing; they are counted apart.",
-             "", "| claim | firmness | verdict | obligations | vacuous |", "|---|---|---|---|---|"]
+             "", "A claim's statement is split into parts; a part nothing checks is *only stated*. "
+             "Refuted and contradicted statements are listed on the [findings](findings.md) page.",
+             "", "| claim | firmness | verdict | parts checked | obligations | vacuous |",
+             "|---|---|---|---|---|---|"]
     for cr in claim_results:
         c = cr.claim
         empty = sum(vacuous(r) is not None for r in cr.results)
+        parts = part_results(cr)
+        checked = sum(status is not None for _, _, status in parts)
         lines.append(f"| [{c.title}]({page_name(c)}) | {c.firmness} | "
-                     f"{STATUS_WORDS[cr.verdict.status]} | {len(cr.results)} | {empty} |")
+                     f"{STATUS_WORDS[cr.verdict.status]} | {checked} of {len(parts)} | "
+                     f"{len(cr.results)} | {empty} |")
     if images:
         lines += ["", "## Plots", ""]
         for name in images:
@@ -190,9 +242,37 @@ def _schedule_of(doc: dict) -> dict:
     return {"schedule": doc["witness"].get("schedule")}
 
 
+def findings_page(claim_results: list[ClaimResult]) -> str:
+    """Every refuted or contradicted statement, with the instance or sweep that shows it."""
+    lines = ["# Findings", "",
+             "Generated from the claims: every statement, published or derived, that a "
+             "certified run, a replayed schedule or a proof refutes, and every asymptotic "
+             "statement a sweep of certified runs contradicts. `ioverify check` exits 1 while "
+             "any of these stands.", ""]
+    found = 0
+    for cr in claim_results:
+        for part, results, status in part_results(cr):
+            if status not in ("refuted", "contradicted"):
+                continue
+            found += 1
+            lines += [f"## {cr.claim.title}: {STATUS_WORDS[status]}", "",
+                      f"> {part.statement}", "",
+                      f"Claim [`{cr.claim.id}`]({page_name(cr.claim)}), firmness "
+                      f"{cr.claim.firmness}; source: {cr.claim.source}.", ""]
+            if part.reading:
+                lines += [f"Read on ioverify's model as: {part.reading}", ""]
+            lines += [f"- `{r.obligation.id}`: {describe(r.verdict)}" for r in results
+                      if r.verdict.status in ("refuted", "contradicted")]
+            lines.append("")
+    if not found:
+        lines += ["Nothing is refuted or contradicted.", ""]
+    return "\n".join(lines)
+
+
 def render_pages(claim_results: list[ClaimResult], images: list[str] = ()) -> dict[str, str]:
-    """Every page's text by file name: one per claim and the index."""
+    """Every page's text by file name: one per claim, the findings and the index."""
     pages = {page_name(cr.claim): claim_page(cr) for cr in claim_results}
+    pages["findings.md"] = findings_page(claim_results)
     pages["index.md"] = index_page(claim_results, sorted(images, key=_plot_order))
     return pages
 
@@ -205,6 +285,8 @@ def write_pages(claim_results: list[ClaimResult], folder: Path, plots: bool = Fa
         path = folder / page_name(cr.claim)
         write_text(claim_page(cr), str(path))
         written.append(path)
+    write_text(findings_page(claim_results), str(folder / "findings.md"))
+    written.append(folder / "findings.md")
     images = sorted(p.name for p in (folder / "img").glob("*.png"))  # kept if not redrawn
     if plots:
         if plotting.available():
