@@ -1,10 +1,16 @@
 """Approximate attention by the polynomial method (Alman and Song, arXiv 2302.13214; THEORY.md
-section 7): exp(q.k) ~ phi(q).phi(k) = sum_{t<=g} (q.k)^t / t!, with phi the r = C(d+g, g)
-monomials of degree <= g scaled by 1/sqrt(alpha!) (``kernels.reference.feature_map``), and
-T = diag(U1 (U2^T 1))^-1 U1 (U2^T V), U1 = phi(Q), U2 = phi(K), never forming n x n.
+section 7): exp(s q.k) ~ phi_s(q).phi_s(k) = sum_{t<=g} (s q.k)^t / t!, with phi_s the
+r = C(d+g, g) monomials of degree <= g scaled by s^(|alpha|/2)/sqrt(alpha!)
+(``kernels.reference.feature_map`` of sqrt(s) x), and T = diag(U1 (U2^T 1))^-1 U1 (U2^T V),
+U1 = phi_s(Q), U2 = phi_s(K), never forming n x n.  The score scale s is the option ``scale``:
+``sqrt-d`` (default, s = 1/sqrt(d): softmax(QK^T/sqrt(d)), the model of Saha and Ye and of
+Alman and Song), ``d`` (s = 1/d) or ``none`` (s = 1, exp(q.k) unscaled).
 
 Inputs Q, K, V (n x d, entries in [-B, B]) and the coefficient table ``coef`` (1 x r, the
-1/sqrt(alpha!) of the monomials: constants of the method, loaded like data).  Features are
+s^(|alpha|/2)/sqrt(alpha!) of the monomials: constants of the method, loaded like data).  The
+scale lives only in that table, applied once on each side, so the loads (and the closed form)
+are the same for every scale; the float64 reference scales Q and K by sqrt(s) instead and never
+reads the table, so a wrong table is caught by certification.  Features are
 built on columns: a row block of K is loaded as d column tiles (b x 1), a feature column is the
 product of its monomial's columns (``ones`` for the constant monomial).
 Phase 1 (stream K and V): the features are taken in groups of f; for each group, for each row
@@ -20,12 +26,13 @@ memory for all of phase 2; otherwise every row block of Q reads it again, like a
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from ioverify.errors import InvalidArgument
 from ioverify.trace.kernel import (KernelOption, KernelSpec, blocks, closed_form, dry_peak,
                                    largest_fitting)
-from ioverify.kernels.reference import (attention_exp, coefficient, monomials, polynomial_attention,
-                               rank)
+from ioverify.kernels.reference import (attention_softmax, coefficient, monomials,
+                                        polynomial_attention, polynomial_denominator, rank)
 
 
 def run(mem, a: dict, sizes: dict, blk: dict) -> None:
@@ -149,10 +156,26 @@ def parse_bound(value) -> float:
     return bound
 
 
+SCALES = ("sqrt-d", "d", "none")
+
+
+def parse_scale(value) -> str:
+    if value not in SCALES:
+        raise InvalidArgument(f"--scale must be one of {', '.join(SCALES)}, got {value!r}")
+    return value
+
+
+def score_scale(scale: str, d: int) -> float:
+    """The factor s of the scores s q.k: 1/sqrt(d), 1/d or 1."""
+    return {"sqrt-d": 1.0 / math.sqrt(d), "d": 1.0 / d, "none": 1.0}[parse_scale(scale)]
+
+
 OPTIONS = (
     KernelOption("degree", parse_degree, 2, "degree g of the polynomial approximating exp"),
     KernelOption("entry_bound", parse_bound, 0.5,
                  "entries of Q, K, V drawn uniformly from [-B, B]"),
+    KernelOption("scale", parse_scale, "sqrt-d",
+                 "scores s q.k approximated: s = 1/sqrt(d) (sqrt-d), 1/d (d) or 1 (none)"),
 )
 
 
@@ -190,35 +213,112 @@ def _dry_sizes(sizes: dict, blk: dict) -> dict:
     return {**sizes, "n": min(sizes["n"], 2 * blk["block"])}
 
 
-def _sample(sizes: dict, blk, rng) -> dict:
+def _draw(sizes: dict, rng) -> dict:
+    """Q, K, V uniform in [-B, B] and the coefficient table of the degree and scale."""
     n, d, bound = sizes["n"], sizes["d"], sizes["entry_bound"]
     x = {name: rng.uniform(-bound, bound, (n, d)) for name in ("Q", "K", "V")}
-    x["coef"] = coef_table(d, sizes["degree"])
+    x["coef"] = coef_table(d, sizes["degree"], score_scale(sizes["scale"], d))
     return x
 
 
-def coef_table(d: int, g: int):
+def _sample(sizes: dict, blk, rng) -> dict:
+    """The inputs of a run (and of its probe replay), refused when a denominator is <= 0.
+
+    The refusal sits here, before the kernel runs, not after the reference: the denominators
+    U1 (U2^T 1) depend only on the inputs (fixed by the seed), not on the kernel, so nothing
+    is gained by tracing first; no trace exists for a refused run, so it can never be certified;
+    and it is bad input (InvalidArgument, exit 2), not a failed certification (exit 1).  The
+    planner cannot do it: it sees sizes, never data.  Probe inputs are checked too, since
+    certification compares them with the same reference, which divides by the denominator."""
+    x = _draw(sizes, rng)
+    check_denominator(x, sizes)
+    return x
+
+
+def coef_table(d: int, g: int, scale: float = 1.0):
+    """1 x r: s^(|alpha|/2)/sqrt(alpha!) for every monomial alpha (s = 1: the unscaled table)."""
     import numpy as np
 
-    return np.array([[coefficient(al) for al in monomials(d, g)]])
+    return np.array([[coefficient(al) * scale ** (len(al) / 2) for al in monomials(d, g)]])
+
+
+def _scale(sizes: dict) -> float:
+    return score_scale(sizes["scale"], sizes["d"])
 
 
 def _reference(inputs: dict, sizes: dict, blk: dict) -> dict:
-    """The method's own output in float64 (whole arrays, no tiling)."""
-    return {"O": polynomial_attention(inputs["Q"], inputs["K"], inputs["V"], sizes["degree"])}
+    """The method's own output in float64 (whole arrays, no tiling), at the same score scale:
+    Q and K scaled by sqrt(s), the coefficient table not read."""
+    return {"O": polynomial_attention(inputs["Q"], inputs["K"], inputs["V"], sizes["degree"],
+                                      _scale(sizes))}
 
 
-def approximation_error(inputs: dict, outputs: dict) -> float:
-    """max |T - O_exact| over entries, O_exact = exact attention (Saha-Ye form, float64)."""
+def min_denominator(inputs: dict, sizes: dict) -> float:
+    """The least entry of U1 (U2^T 1) in float64 (the reference's denominators)."""
+    return float(polynomial_denominator(inputs["Q"], inputs["K"], sizes["degree"],
+                                        _scale(sizes)).min())
+
+
+def check_denominator(inputs: dict, sizes: dict) -> None:
+    """Refuse inputs on which a denominator of the method is <= 0 (in one line)."""
+    low = min_denominator(inputs, sizes)
+    if not low > 0:
+        raise InvalidArgument(
+            f"polynomial-forward: the feature-map denominator U1 (U2^T 1) reaches {low:.3g} <= 0 "
+            f"(B = {sizes['entry_bound']:g}, g = {sizes['degree']}, d = {sizes['d']}, "
+            f"scale {sizes['scale']}): the degree-{sizes['degree']} Taylor polynomial of exp "
+            f"is negative there; use a higher (even) degree or a smaller entry bound")
+
+
+def error_vs_softmax(inputs: dict, outputs: dict, sizes: dict) -> float:
+    """max |T - O| over entries, O = softmax(s QK^T) V exact in float64 (same scale s)."""
     import numpy as np
 
-    exact = attention_exp(inputs["Q"], inputs["K"], inputs["V"])
+    exact = attention_softmax(inputs["Q"], inputs["K"], inputs["V"], scale=_scale(sizes))["O"]
     return float(np.max(np.abs(outputs["O"] - exact)))
 
 
 def _extra(inputs: dict, outputs: dict, sizes: dict, blk: dict) -> dict:
-    """The rank r and the measured error against exact attention (entries bounded by B)."""
-    return {"rank": blk["rank"], "approx_error": approximation_error(inputs, outputs)}
+    """The rank r, the measured error against exact softmax attention at the same scale, and
+    the least denominator of the reference."""
+    return {"rank": blk["rank"], "error_vs_softmax": error_vs_softmax(inputs, outputs, sizes),
+            "min_denominator": min_denominator(inputs, sizes)}
+
+
+class ErrorRow(NamedTuple):
+    """One (B, g) of ``error_table``."""
+
+    entry_bound: float
+    degree: int
+    n: int
+    d: int
+    rank: int
+    error_vs_softmax: float
+    min_denominator: float
+    refused: bool
+
+
+def error_table(entry_bounds, degrees, n: int, d: int, scale: str = "sqrt-d",
+                seed: int = 0) -> list[ErrorRow]:
+    """One row per (B, g): the float64 method's error against exact softmax attention and its
+    least denominator, on the inputs ``run_kernel(..., seed=seed)`` samples (seed [seed, 0]),
+    and whether that run is refused (a denominator <= 0 on them or on its probe inputs,
+    seed [seed, 1]).  No traced run: a certified kernel equals this reference to 1e-9."""
+    return [_error_row(bound, g, n, d, scale, seed) for bound in entry_bounds for g in degrees]
+
+
+def _error_row(bound, g, n: int, d: int, scale: str, seed: int) -> ErrorRow:
+    import numpy as np
+
+    sizes = {"n": n, "d": d, "degree": parse_degree(g), "entry_bound": parse_bound(bound),
+             "scale": parse_scale(scale)}
+    x = _draw(sizes, np.random.default_rng([seed, 0]))
+    probe = _draw(sizes, np.random.default_rng([seed, 1]))
+    low = min_denominator(x, sizes)
+    err = error_vs_softmax(x, _reference(x, sizes, {}), sizes)
+    refused = not (low > 0 and min_denominator(probe, sizes) > 0)
+    return ErrorRow(sizes["entry_bound"], sizes["degree"], n, d, rank(d, sizes["degree"]), err,
+                    low, refused)
 
 
 SPEC = KernelSpec(

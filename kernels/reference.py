@@ -10,7 +10,9 @@
 - ``block_mask`` (causal, random with density s, every block-row and block-column with at least
   one allowed block), ``element_mask`` (a block mask expanded to entries).
 - ``monomials``, ``feature_map`` (phi of degree g, r = C(d+g, g) features, phi(q).phi(k) =
-  sum_{t<=g} (q.k)^t / t!), ``polynomial_attention`` (T = diag(U1 (U2^T 1))^-1 U1 (U2^T V)).
+  sum_{t<=g} (q.k)^t / t!), ``polynomial_attention`` (T = diag(U1 (U2^T 1))^-1 U1 (U2^T V)) and
+  ``polynomial_denominator`` (U1 (U2^T 1)), both approximating exp(s q.k) for a score scale s
+  (Q and K multiplied by sqrt(s) before the feature map).
 """
 
 from __future__ import annotations
@@ -35,10 +37,10 @@ def attention_exp(q, k, v, mask=None) -> np.ndarray:
     return (a / a.sum(axis=1, keepdims=True)) @ v
 
 
-def attention_softmax(q, k, v, mask=None) -> dict:
-    """O = softmax(QK^T) V with max subtraction, masked entries excluded; also P and the
-    logsumexp L = m + log(rowsum exp(S - m)), m the row max over allowed entries."""
-    s = q @ k.T
+def attention_softmax(q, k, v, mask=None, scale: float = 1.0) -> dict:
+    """O = softmax(s QK^T) V (s = ``scale``) with max subtraction, masked entries excluded; also
+    P and the logsumexp L = m + log(rowsum exp(S - m)), m the row max over allowed entries."""
+    s = scale * (q @ k.T)
     if mask is not None:
         s = np.where(mask, s, -np.inf)
     m = s.max(axis=1, keepdims=True)
@@ -151,12 +153,27 @@ def feature_map(x: np.ndarray, g: int) -> np.ndarray:
     return np.stack(cols, axis=1)
 
 
-def polynomial_attention(q, k, v, g: int) -> np.ndarray:
-    """T = diag(U1 (U2^T 1))^-1 U1 (U2^T V), U1 = phi(Q), U2 = phi(K): never forms n x n."""
-    u1, u2 = feature_map(q, g), feature_map(k, g)
+def _scaled_features(q, k, g: int, scale: float) -> tuple:
+    """U1 = phi(sqrt(s) Q), U2 = phi(sqrt(s) K): then U1 U2^T = sum_{t<=g} (s QK^T)^t / t!."""
+    root = math.sqrt(scale)
+    return feature_map(q * root, g), feature_map(k * root, g)
+
+
+def polynomial_attention(q, k, v, g: int, scale: float = 1.0) -> np.ndarray:
+    """T = diag(U1 (U2^T 1))^-1 U1 (U2^T V), U1 = phi(sqrt(s) Q), U2 = phi(sqrt(s) K), s =
+    ``scale``: the degree-g approximation of softmax(s QK^T) V, never forming n x n."""
+    u1, u2 = _scaled_features(q, k, g, scale)
     num = u1 @ (u2.T @ v)
     den = u1 @ u2.sum(axis=0)
     return num / den[:, None]
+
+
+def polynomial_denominator(q, k, g: int, scale: float = 1.0) -> np.ndarray:
+    """U1 (U2^T 1), the row sums of the approximated exp(s QK^T) (n entries).  An entry <= 0
+    (an odd-degree Taylor polynomial goes negative for scores below about -1) makes T
+    meaningless: it is no longer a weighted mean of the rows of V."""
+    u1, u2 = _scaled_features(q, k, g, scale)
+    return u1 @ u2.sum(axis=0)
 
 
 def taylor_exp(x, g: int):

@@ -17,6 +17,8 @@ OPTION_FLAGS = {  # name -> (metavar, help)
     "degree": ("G", "degree g of the polynomial method (default 2)"),
     "entry_bound": ("B", "entries of Q, K, V drawn uniformly from [-B, B] (polynomial method, "
                          "default 0.5)"),
+    "scale": ("sqrt-d|d|none", "scores approximated by the polynomial method: exp(q.k/sqrt(d)) "
+                              "(default), exp(q.k/d) or exp(q.k)"),
 }
 
 
