@@ -38,7 +38,7 @@ ASYMPTOTIC = {"saha-ye-thm3.1", "attention-any-matmul", "attention-backward-v1"}
 # The sweeps, by function: (name, growing parameter or None, [(params, M), ...]).
 ATTENTION = (
     ("d>>n", None, [({"n": 4, "d": d}, m) for d in (16, 32) for m in (16, 64, 256, 1024, 4096)]),
-    ("d<<n", None, [({"n": n, "d": 4}, m) for n in (32, 64) for m in (16, 64, 512)]),
+    ("d<<n", None, [({"n": n, "d": 4}, m) for n in (32, 64) for m in (64, 512)]),
 )
 ATTENTION_GROWTH = (
     ("n-grows", "n", [({"n": n, "d": 8}, 256) for n in (16, 32, 64, 128)]),

@@ -4,7 +4,7 @@ THEORY.md sections 1-3.  These instances are small enough to be settled exactly;
 the searches against numbers found independently, and the partition bound against the optima.
 """
 
-from ioverify.claims import Claim, exact_search, kernel, partition, symbolic
+from ioverify.claims import Claim, Part, exact_search, kernel, partition, symbolic
 
 PYRAMID, TREE, MATMUL = {"height": 3}, {"leaves": 8}, {"m": 2, "k": 2, "n": 2}
 
@@ -44,10 +44,18 @@ CLAIMS = [
         firmness="paper",
         variant="recompute",
         bounds=("hong-kung-partition",),
-        obligations=tuple(
-            partition(PARTITION, family, params, memory, at_most=q)
-            for family, params, optima in REFERENCE[:2] for memory, q in optima.items())
-        + (partition(PARTITION, "matmul", MATMUL, 3, at_most=25),),
+        obligations=(),
+        parts=(
+            Part("instances", "On every reference instance the least 2M-partition is found, "
+                              "and M (P(2M) - 1) does not exceed the known optimum.",
+                 tuple(partition(PARTITION, family, params, memory, at_most=q)
+                       for family, params, optima in REFERENCE[:2]
+                       for memory, q in optima.items())
+                 + (partition(PARTITION, "matmul", MATMUL, 3, at_most=25),)),
+            Part("theorem", "For every DAG and every complete calculation, Q >= M (P(2M) - 1) "
+                            "(Hong and Kung's Lemma 3.1; machine-checked in Lean outside "
+                            "ioverify, which relies on it and does not re-prove it)."),
+        ),
     ),
     Claim(
         id=LEAN,
@@ -58,11 +66,18 @@ CLAIMS = [
         firmness="paper",
         variant="recompute",
         bounds=("matmul-trivial", "matmul-lean-product", "matmul-lean"),
-        obligations=tuple(
-            exact_search(LEAN, "matmul", MATMUL, memory, lower_bound=bound)
-            for memory in (3, 4, 5, 6)
-            for bound in ("matmul-trivial", "matmul-lean-product", "matmul-lean"))
-        + (symbolic(LEAN, "monotone/matmul-lean"), symbolic(LEAN, "monotone/matmul-lean-product")),
+        obligations=(),
+        parts=(
+            Part("instances", "No schedule of the 2x2x2 matmul beats either bound at M = 3 to 6 "
+                              "(exact search), and both bounds are nonincreasing in M.",
+                 tuple(exact_search(LEAN, "matmul", MATMUL, memory, lower_bound=bound)
+                       for memory in (3, 4, 5, 6)
+                       for bound in ("matmul-trivial", "matmul-lean-product", "matmul-lean"))
+                 + (symbolic(LEAN, "monotone/matmul-lean"),
+                    symbolic(LEAN, "monotone/matmul-lean-product"))),
+            Part("theorem", "Both hold for every DAG with one product vertex per (i, l, j) "
+                            "(proved in Lean outside ioverify; not re-proved here)."),
+        ),
     ),
     Claim(
         id=COSMA,
@@ -74,11 +89,19 @@ CLAIMS = [
         variant="kernel",
         bounds=("cosma", "cosma-tiling", "matmul-lean"),
         kernels=("matmul-tiled",),
-        obligations=tuple(
-            kernel(COSMA, "matmul-tiled", sizes, memory, lower_bounds=("cosma", "matmul-lean"))
-            for sizes in ({"m": 32, "k": 32, "n": 32}, {"m": 30, "k": 17, "n": 41})
-            for memory in (16, 64, 256))
-        + (symbolic(COSMA, "below/cosma/cosma-tiling"),
-           symbolic(COSMA, "kernel-count-vs-theory/matmul-tiled")),
+        obligations=(),
+        parts=(
+            Part("tiling", "The tiled kernel is certified, moves the tile count, and stays "
+                           "above the FMA-chain and Lean bounds; the tile count is never below "
+                           "the lower bound.",
+                 tuple(kernel(COSMA, "matmul-tiled", sizes, memory,
+                              lower_bounds=("cosma", "matmul-lean"))
+                       for sizes in ({"m": 32, "k": 32, "n": 32}, {"m": 30, "k": 17, "n": 41})
+                       for memory in (16, 64, 256))
+                 + (symbolic(COSMA, "below/cosma/cosma-tiling"),
+                    symbolic(COSMA, "kernel-count-vs-theory/matmul-tiled"))),
+            Part("theorem", "q >= 2mnk/sqrt(M) + mn for every schedule of the FMA-chain DAG "
+                            "without recomputation (COSMA, Theorem 1; not re-proved here)."),
+        ),
     ),
 ]

@@ -4,6 +4,7 @@ obligation runs, and an unknown one is one line naming the claim, the field and 
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,8 @@ from ioverify.claims import Claim, exact_search, kernel, load, partition, symbol
 from ioverify.claims.validate import validate
 from ioverify.cli import main
 from ioverify.errors import InvalidArgument
+
+ROOT = Path(__file__).resolve().parent.parent
 
 ID = "typo-claim"
 
@@ -87,3 +90,13 @@ def test_a_typo_stops_check_before_any_obligation_runs(tmp_path, capsys, monkeyp
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "'matmul-trivail'" in err
     assert not (tmp_path / "c").exists()
+
+
+def test_shipped_obligation_ids_are_unique_within_a_claim():
+    """A failure names the obligation that failed: two obligations of one claim never share
+    an id (obligations differing only in their bound id used to)."""
+    from collections import Counter
+
+    claims = load([ROOT / "proofs"])
+    ids = Counter((c.id, ob.id) for c in claims for ob in c.obligations)
+    assert not [key for key, count in ids.items() if count > 1]

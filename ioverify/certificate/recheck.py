@@ -283,6 +283,8 @@ def obligation_id(kind: str, spec: dict) -> str:
         parts.append(spec.get("variant", "recompute"))
     if spec.get("literal_blocks"):
         parts.append("literal-blocks")
+    if isinstance(spec.get("lower_bound"), str):
+        parts.append(f">={spec['lower_bound']}")
     return "/".join(parts + [kind])
 
 

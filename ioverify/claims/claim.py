@@ -68,6 +68,8 @@ class Obligation:
             parts.append(s.get("variant", "recompute"))
         if s.get("literal_blocks"):
             parts.append("literal-blocks")
+        if isinstance(s.get("lower_bound"), str):  # one id per bound checked on an instance
+            parts.append(f">={s['lower_bound']}")
         return "/".join(parts + [self.kind])
 
     def to_json(self) -> dict:

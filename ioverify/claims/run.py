@@ -124,7 +124,7 @@ def run_kernel(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
                         literal_blocks=spec.get("literal_blocks", False), **spec["params"])
     detail = {"loads": report.loads, "stores": report.stores, "io": report.io,
               "peak": report.peak, "formula": report.formula, "max_error": report.max_error,
-              "certified": report.certified, "reason": report.reason}
+              "certified": report.certified, "reason": report.reason, **report.extra}
     expect = spec.get("expect_certified", True)
     lower = upper = ()
     if expect and report.certified and report.io == report.formula:

@@ -66,7 +66,11 @@ def _value(result) -> str:
     """What was measured or proved on the instance, by kind of obligation."""
     v, kind, detail = result.verdict, result.obligation.kind, result.detail
     if kind == "kernel":
-        return f"I/O {detail['io']}, peak {detail['peak']}" if "io" in detail else ""
+        if "io" not in detail:
+            return ""
+        error = (f", error vs softmax {detail['error_vs_softmax']:.2g}"
+                 if "error_vs_softmax" in detail else "")
+        return f"I/O {detail['io']}, peak {detail['peak']}{error}"
     if kind == "symbolic":
         return ""
     if kind == "confront":
