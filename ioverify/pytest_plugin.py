@@ -3,9 +3,12 @@
 Registered through the ``pytest11`` entry point.  Importing it imports nothing heavy (no Z3, no
 SymPy, no NumPy): the obligations import what they need when they run.
 
-A claim file is any ``*.py`` file (not ``test_*``, ``_*`` or ``conftest.py``) that defines
-``CLAIMS`` and imports ``ioverify``.  Each obligation becomes one item with a readable id; items
-that run a solver carry the ``ioverify_solver`` marker.  An item passes only on a proof
+A claim file is a ``*.py`` file (not ``test_*``, ``_*`` or ``conftest.py``) that defines
+``CLAIMS`` and imports ``ioverify``, and that is either named on the command line or inside one
+of the folders of the ini option ``ioverify_claims`` (default ``proofs``, relative to the
+rootdir): a module elsewhere that happens to define ``CLAIMS`` is never collected.  Each
+obligation becomes one item with a readable id; items that run a solver carry the
+``ioverify_solver`` marker.  An item passes only on a proof
 (optimal or verified); a refutation fails and prints the counterexample as commands you can paste;
 unknown or bounded fails too unless ``--ioverify-unknown=skip`` (it is never a pass).
 """
@@ -26,6 +29,9 @@ def pytest_addoption(parser):
     group.addoption("--ioverify-seed", type=int, default=0, help="solver seed (default 0)")
     group.addoption("--ioverify-unknown", choices=("fail", "skip"), default="fail",
                     help="what an unknown or bounded verdict does to its item (default fail)")
+    parser.addini("ioverify_claims", type="linelist", default=["proofs"],
+                  help="folders (relative to the rootdir) whose claim files are collected; a "
+                       "claim file named on the command line is collected wherever it is")
 
 
 def pytest_configure(config):
@@ -33,8 +39,21 @@ def pytest_configure(config):
                                        "exhaustive search")
 
 
+def _configured(file_path, config) -> bool:
+    """Named on the command line, or inside a folder of ``ioverify_claims``."""
+    path = file_path.resolve()
+    named = {(config.invocation_params.dir / a.split("::")[0]).resolve()
+             for a in config.invocation_params.args if not a.startswith("-")}
+    if path in named:
+        return True
+    folders = [(config.rootpath / f).resolve() for f in config.getini("ioverify_claims")]
+    return any(path.is_relative_to(folder) for folder in folders)
+
+
 def pytest_collect_file(file_path, parent):
     if file_path.suffix != ".py" or file_path.name.startswith(("test_", "_", "conftest")):
+        return None
+    if not _configured(file_path, parent.config):
         return None
     try:
         text = file_path.read_text()

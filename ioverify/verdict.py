@@ -178,6 +178,7 @@ class Bounded:
     lower_bound: int | None = None
     upper_bound: int | None = None
     variant: str = "recompute"
+    schedule: Any = None  # the best schedule found (replayed), at upper_bound
     status = "bounded"
 
 
@@ -189,6 +190,7 @@ class Unknown:
     lower_bound: int | None = None
     upper_bound: int | None = None
     variant: str = "recompute"
+    schedule: Any = None  # the best schedule found (replayed), at upper_bound, if any
     status = "unknown"
 
 
@@ -279,7 +281,12 @@ def bracket(verdict: Verdict) -> tuple[int | None, int | None]:
 
 
 def describe(verdict: Verdict) -> str:
-    """The one line of text: what the verdict established and on what evidence."""
+    """The one line of text: what the verdict established and on what evidence (a reason
+    that spans lines is joined into one)."""
+    return " ".join(_text(verdict).splitlines())
+
+
+def _text(verdict: Verdict) -> str:
     kind = getattr(getattr(verdict, "evidence", None), "kind", None)
     if isinstance(verdict, Optimal):
         return f"optimum {verdict.io} ({kind})"

@@ -354,7 +354,8 @@ TAMPERS = [
     ("infeasible", "spec memory", _respec(memory=3), "the instance is feasible"),
     # exact-search, unknown and bounded: claim nothing, but may not contradict what they state
     ("unknown", "bounds", _set("verdict.lower_bound", 19), "above upper end"),
-    ("unknown", "upper below the claim", _set("verdict.upper_bound", 13),
+    ("unknown", "upper below the claim", _all(_pop("witness.schedule"),
+                                              _set("verdict.upper_bound", 13)),
      "refutes it, not 'unknown'"),
     ("bounded", "lower at the claim", _set("verdict.lower_bound", 11), "verifies it"),
     # partition
@@ -437,6 +438,7 @@ TAMPERS = [
                                                     "reason": "refuted: no",
                                                     "evidence": None}), "verdict status"),
     ("symbolic", "statement", _set("verdict.statement", "1 = 1"), "verdict statement"),
+    ("unknown", "upper end", _set("verdict.upper_bound", 19), "verdict upper_bound"),
     # confront: every run re-run, the bound read off again, the sweep judged again
     ("confront-supported", "exponent", _set("verdict.exponent", 0.5), "verdict exponent"),
     ("confront-supported", "io of a run", _set("verdict.sweep.0.io", 47), "verdict sweep"),

@@ -12,7 +12,8 @@ import pytest
 from ioverify.errors import InvalidArgument
 from ioverify.game import replay
 from ioverify.game.rules import LOAD, Schedule
-from ioverify.trace import KernelContract, TracedMemory, certify
+from ioverify.trace import KernelContract, TracedMemory
+from ioverify.trace.certify import certify
 from ioverify.trace.lower import lower
 from ioverify.trace.kernel import KERNELS, contract_for, run_kernel, run_spec
 from ioverify.trace.kernel import declare

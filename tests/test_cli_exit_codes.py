@@ -219,3 +219,16 @@ def test_a_vacuous_verification_says_so(files, capsys):
     assert "vacuous" in capsys.readouterr().out
     assert main(["pebble", str(files["pyramid"]), "-M", "3", "--claim-lower-bound", "5"]) == 0
     assert "vacuous" not in capsys.readouterr().out
+
+
+def test_schedule_out_writes_the_best_schedule_of_an_open_verdict(files, tmp_path, capsys):
+    """Issue 19: an unknown verdict with an upper end found a schedule: --schedule-out writes it
+    (after the verdict), and it replays at that upper end."""
+    out = tmp_path / "best.json"
+    argv = ["pebble", str(files["matmul"]), "-M", "3", "--timeout", "0.05", "--json",
+            "--schedule-out", str(out)]
+    assert _exit_of(argv) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "unknown" and doc["schedule"] is not None and out.is_file()
+    assert main(["replay", str(files["matmul"]), str(out), "-M", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["io"] == doc["upper_bound"]

@@ -356,3 +356,13 @@ def test_the_architecture_page_names_every_floor():
         for prefix in prefixes:
             short = prefix.removeprefix("ioverify.")
             assert f"`{prefix}" in page or f"`{short}" in page or f"{short}/" in page, prefix
+
+
+def test_the_package_says_it_is_typed_and_has_one_version():
+    """PEP 561's marker ships with the package; the version is written once (ioverify.__version__)."""
+    import ioverify
+
+    text = (ROOT / "pyproject.toml").read_text()
+    assert (ROOT / "ioverify" / "py.typed").is_file() and '"ioverify" = ["py.typed"]' in text
+    assert 'dynamic = ["version"]' in text and 'attr = "ioverify.__version__"' in text
+    assert '\nversion = "' not in text and ioverify.__version__

@@ -23,7 +23,7 @@ CLAIMS = [
 
 def test_collects_obligations_with_readable_ids(pytester):
     pytester.makepyfile(my_claims=CLAIMS)
-    result = pytester.runpytest("--collect-only", "-q", "-p", "no:cacheprovider")
+    result = pytester.runpytest("my_claims.py", "--collect-only", "-q", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines([
         "*my_claims.py::pyramid-true?pyramid(height=3)/M=4/recompute/exact-search?",
         "*my_claims.py::pyramid-false?pyramid(height=3)/M=4/recompute/exact-search?",
@@ -32,7 +32,7 @@ def test_collects_obligations_with_readable_ids(pytester):
 
 def test_true_passes_false_fails_with_pasteable_counterexample(pytester):
     pytester.makepyfile(my_claims=CLAIMS)
-    result = pytester.runpytest("-p", "no:cacheprovider", "--ioverify-seed", "1")
+    result = pytester.runpytest("my_claims.py", "-p", "no:cacheprovider", "--ioverify-seed", "1")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines([
         "*REFUTED: pyramid-false*",
@@ -44,7 +44,7 @@ def test_true_passes_false_fails_with_pasteable_counterexample(pytester):
 
 def test_pasted_counterexample_replays(pytester, tmp_path):
     pytester.makepyfile(my_claims=CLAIMS)
-    lines = pytester.runpytest("-p", "no:cacheprovider").outlines
+    lines = pytester.runpytest("my_claims.py", "-p", "no:cacheprovider").outlines
     start = lines.index("Replay the counterexample:") + 1
     script = "\n".join(lines[start:start + 5]) + "\n"
     done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, capture_output=True,
@@ -55,8 +55,23 @@ def test_pasted_counterexample_replays(pytester, tmp_path):
 
 def test_solver_marker_selects_items(pytester):
     pytester.makepyfile(my_claims=CLAIMS)
-    result = pytester.runpytest("-p", "no:cacheprovider", "-m", "not ioverify_solver")
+    result = pytester.runpytest("my_claims.py", "-p", "no:cacheprovider", "-m",
+                                "not ioverify_solver")
     result.assert_outcomes(deselected=2)
+
+
+def test_claim_files_are_collected_only_where_configured(pytester):
+    """Issue 19: a module defining CLAIMS is collected when named, or inside a folder of the
+    ``ioverify_claims`` ini option (default ``proofs``), never just because it exists."""
+    pytester.makepyfile(my_claims=CLAIMS)
+    assert pytester.runpytest("-p", "no:cacheprovider").ret == 5  # not named, not configured
+    pytester.mkdir("proofs")
+    (pytester.path / "proofs" / "shipped.py").write_text(CLAIMS)
+    result = pytester.runpytest("--collect-only", "-q", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*proofs/shipped.py::pyramid-true*"])
+    assert "my_claims.py" not in result.stdout.str()
+    pytester.makeini("[pytest]\nioverify_claims = elsewhere\n")
+    assert pytester.runpytest("-p", "no:cacheprovider").ret == 5
 
 
 def test_ordinary_python_files_are_not_claims(pytester):

@@ -28,9 +28,9 @@ def test_readme_starts_with_exactly_two_setup_commands():
     setup = README[README.index("## Set-up"):README.index("## A short tour")]
     commands = re.findall(r"```sh\n(.*?)```", setup, flags=re.S)
     assert [c.strip() for c in commands] == ["pip install -e . && ioverify check",
-                                             "pip install -e '.[test]' && pytest"]
+                                             "pip install -e '.[test,docs,distributed]' && pytest"]
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "pip install -e '.[test]' && pytest" in ci
+    assert "pip install -e '.[test,docs,distributed]' && pytest" in ci
 
 
 def test_tour_runs_as_written(tmp_path):

@@ -6,7 +6,8 @@ import copy
 import numpy as np
 import pytest
 
-from ioverify.trace import KernelContract, TracedMemory, TraceViolation, certify
+from ioverify.trace import KernelContract, TracedMemory, TraceViolation
+from ioverify.trace.certify import certify
 from ioverify.trace.kernel import KERNELS, contract_for, run_kernel
 
 

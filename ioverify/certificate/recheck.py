@@ -572,7 +572,7 @@ def _exact_inconclusive(doc: dict, dag, claim, log: _Log) -> None:
     otherwise said plainly not re-derived (nothing relies on them)."""
     spec, verdict = doc["obligation"]["spec"], doc["verdict"]
     status, lower, upper = verdict["status"], verdict["lower_bound"], verdict["upper_bound"]
-    _witness(doc, set())
+    witness = _witness(doc, {"schedule"})
     if lower is not None:
         trivial = trivial_lower_bound(dag)
         if lower <= trivial:
@@ -580,7 +580,10 @@ def _exact_inconclusive(doc: dict, dag, claim, log: _Log) -> None:
         else:
             log.not_rederived.append(f"lower end {lower}: an {status} verdict proves nothing, "
                                      f"so its lower end is reported, not relied on")
-    if upper is not None:
+    if "schedule" in witness:
+        _same("verdict upper_bound (the best schedule's replayed I/O)",
+              _replay(doc, dag, spec["memory"], verdict["variant"], log), upper)
+    elif upper is not None:
         log.not_rederived.append(f"upper end {upper}: the certificate records no schedule "
                                  f"for it")
     if lower is not None and upper is not None:

@@ -8,6 +8,9 @@ the order the obligations were listed.
 
 from __future__ import annotations
 
+import logging
+import time
+
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -17,6 +20,8 @@ from ioverify.verdict import Verdict, merge
 from ioverify.claims.validate import validate
 from ioverify.errors import InvalidArgument
 
+
+LOG = logging.getLogger("ioverify.check")
 
 @dataclass(frozen=True)
 class ClaimResult:
@@ -37,9 +42,12 @@ def run_all(obligations: list[Obligation], budget: Budget, jobs: int = 1,
             scheduler: str | None = None,
             progress: Callable[[ObligationResult], None] | None = None) -> list[ObligationResult]:
     """Run obligations serially, on ``jobs`` local processes, or on a Dask cluster; the result
-    list is in the order of ``obligations`` whichever way they ran."""
+    list is in the order of ``obligations`` whichever way they ran.  Each finished obligation
+    is logged (logger ``ioverify.check``, INFO) with the count done and an estimate of the
+    time left."""
     order = sorted(range(len(obligations)), key=lambda i: not obligations[i].heavy)
     items = [(obligations[i].to_json(), budget) for i in order]
+    progress = _logged(len(items), progress)
     if scheduler:
         results = _run_dask(items, scheduler)
     elif jobs > 1:
@@ -52,6 +60,22 @@ def run_all(obligations: list[Obligation], budget: Budget, jobs: int = 1,
                 progress(results[-1])
     by_index = dict(zip(order, results))
     return [by_index[i] for i in range(len(obligations))]
+
+
+def _logged(total: int, progress):
+    """``progress`` with a log line per result: done of total, and the time left estimated
+    from the mean wall time per result so far."""
+    start, done = time.monotonic(), [0]
+
+    def report(result: ObligationResult) -> None:
+        done[0] += 1
+        elapsed = time.monotonic() - start
+        left = elapsed / done[0] * (total - done[0])
+        LOG.info("[%d/%d] %-10s %s (%.1f s; about %.0f s left)", done[0], total,
+                 result.verdict.status, result.obligation.id, result.seconds, left)
+        if progress:
+            progress(result)
+    return report
 
 
 def _run_pool(items, jobs, progress):

@@ -52,9 +52,27 @@ def shipped_proofs() -> Path:
     return Path(proofs.__file__).parent
 
 
-def _progress(result) -> None:
-    print(f"  {result.verdict.status:<10} {result.obligation.id} ({result.seconds:.1f} s)",
-          file=sys.stderr, flush=True)
+class _Stderr:
+    """Whatever ``sys.stderr`` is when a line is written (it may be replaced meanwhile)."""
+
+    def write(self, text: str) -> None:
+        sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+def _show_progress():
+    """Route the ``ioverify`` logger's INFO lines (one per finished obligation, with the count
+    and an estimate of the time left) to stderr; the handler is removed when ``check`` ends."""
+    import logging
+
+    handler = logging.StreamHandler(_Stderr())
+    handler.setFormatter(logging.Formatter("  %(message)s"))
+    logger = logging.getLogger("ioverify")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    return handler
 
 
 def _check(args) -> int:
@@ -73,10 +91,15 @@ def _check(args) -> int:
 
     def progress(result) -> None:  # each certificate is written as its result arrives
         writer(result)
-        if show:
-            _progress(result)
 
-    results = check_claims(claims, budget, args.jobs, args.scheduler, progress)
+    handler = _show_progress() if show else None
+    try:
+        results = check_claims(claims, budget, args.jobs, args.scheduler, progress)
+    finally:
+        if handler is not None:
+            import logging
+
+            logging.getLogger("ioverify").removeHandler(handler)
     certs = writer.finish(results)
     docs = args.docs or ("docs/claims" if not args.paths else USER_PAGES)
     recorded = results_from_certificates(claims, Path(args.certificates))  # pages from these

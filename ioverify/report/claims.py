@@ -241,7 +241,7 @@ def _certificate_of(folder: Path, claim: Claim, index: int) -> dict:
 
 def _schedule_of(doc: dict) -> dict:
     """The schedule field of verdicts that have one (kept in the witness when sealed)."""
-    if doc["verdict"]["status"] not in ("optimal", "refuted"):
+    if doc["verdict"]["status"] not in ("optimal", "refuted", "bounded", "unknown"):
         return {}
     return {"schedule": doc["witness"].get("schedule")}
 

@@ -354,7 +354,7 @@ def _exhaustive_route(st: _State, claim: int | None) -> Verdict:
     proof = _exhaustive(st, claim, share=1.0)
     if not isinstance(proof, str):
         return proof
-    return Unknown(proof, st.lower, st.upper, st.variant.name)
+    return Unknown(proof, st.lower, st.upper, st.variant.name, st.best)
 
 
 HORIZON_CAP = 4  # use the proved horizon only if it is at most this many times the one-shot one
@@ -382,7 +382,7 @@ def _one_shot_route(st: _State, claim: int | None) -> Verdict:
     if settled is not None:
         return settled
     return Unknown(f"{proof}; one-shot search: {result.reason or 'solver unknown'} at "
-                   f"I/O budget {result.target}", st.lower, st.upper, st.variant.name)
+                   f"I/O budget {result.target}", st.lower, st.upper, st.variant.name, st.best)
 
 
 def _recompute_route(st: _State, claim: int | None) -> Verdict:
@@ -416,12 +416,12 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
         if settled is not None:
             return settled
         if bounded.answer == "unsat":
-            return Bounded(steps, st.lower, st.upper, st.variant.name)
+            return Bounded(steps, st.lower, st.upper, st.variant.name, st.best)
     why = proof
     for name, result in (("one-shot", one_shot), ("recompute", bounded)):
         if result is not None and result.answer == "unknown":
             why = f"{why}; {name} search: {result.reason} at I/O budget {result.target}"
-    return Unknown(why, st.lower, st.upper, st.variant.name)
+    return Unknown(why, st.lower, st.upper, st.variant.name, st.best)
 
 
 def _exhaustive(st: _State, claim: int | None, share: float | None = None):
