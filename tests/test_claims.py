@@ -100,3 +100,22 @@ def test_shipped_obligation_ids_are_unique_within_a_claim():
     claims = load([ROOT / "proofs"])
     ids = Counter((c.id, ob.id) for c in claims for ob in c.obligations)
     assert not [key for key, count in ids.items() if count > 1]
+
+
+def test_upper_bound_with_an_exact_count_record_uses_the_kernels_own_tile():
+    """Issue 19: an exact count record with block parameters (COSMA's a x b tile) is evaluated
+    with the kernel's own blocks; the whole-tile run meets it exactly."""
+    from ioverify.claims.run import Budget, run
+
+    ob = kernel("c", "matmul-tiled", {"m": 28, "k": 16, "n": 28}, 64,
+                upper_bounds=("cosma-tiling",))
+    result = run(ob, Budget())
+    assert result.verdict.status == "verified"
+    assert result.detail["upper_bounds"] == {"cosma-tiling": str(result.detail["io"])}
+
+
+def test_an_asymptotic_bound_in_a_kernel_obligation_is_refused_at_load():
+    claim = Claim("c", "t", "s", "tests", "user", "kernel", (kernel(
+        "c", "flash-forward-v2", {"n": 8, "d": 4}, 64, upper_bounds=("flash-forward-thm2",)),))
+    with pytest.raises(InvalidArgument, match="asymptotic .* confront it"):
+        validate([claim])

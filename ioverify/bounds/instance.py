@@ -11,11 +11,20 @@ from ioverify.bounds.records import get
 from ioverify.errors import InvalidArgument
 
 
-def bound_value(bound_id: str, params: dict, memory: int) -> Fraction | float:
+def bound_value(bound_id: str, params: dict, memory: int,
+                blocks: dict | None = None) -> Fraction | float:
     """Bound ``bound_id`` evaluated exactly on an instance (its parameters plus M); parameters
-    the bound does not take (a kernel's mask, say) are not passed."""
+    the bound does not take (a kernel's mask, say) are not passed.  ``blocks``, a kernel run's
+    own block sizes, give an exact count record its block parameters (``block_c`` is B_c, ``a``
+    is a, as ``ioverify.bounds.kernel_counts.BLOCK_SYMBOLS`` names them)."""
+    from ioverify.bounds.kernel_counts import BLOCK_SYMBOLS
+
     bound = get(bound_id)
     given = {k: v for k, v in params.items() if k in bound.param_names}
+    for key, value in (blocks or {}).items():
+        name = BLOCK_SYMBOLS[key].name if key in BLOCK_SYMBOLS else None
+        if name in bound.param_names and name not in given and name != "M":
+            given[name] = value
     value = bound.evaluate(**given, M=memory)
     try:
         return Fraction(str(value)) if not isinstance(value, Fraction) else value

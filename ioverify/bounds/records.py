@@ -92,8 +92,12 @@ MATMUL = [
           "Holding a tile of a x b outputs in fast memory (ab + a + b <= M) costs "
           "mnk (1/a + 1/b) + mn, within sqrt(M)/(sqrt(M+1) - 1) of the lower bound.",
           f"{COSMA}", "paper", "upper", "one-shot", "FMA chain per entry of C",
-          (m, k, n, M, a, b), And(a * b + a + b <= M, a <= m, b <= n),
-          m * n * k * (1 / a + 1 / b) + m * n, section="§3", family="matmul"),
+          (m, k, n, M, a, b), And(a * b + a + b <= M, a <= m, b <= n, _divides(a, m),
+                                  _divides(b, n)),
+          m * n * k * (1 / a + 1 / b) + m * n, section="§3", family="matmul",
+          notes="The count holds when a divides m and b divides n (whole tiles); with partial "
+                "tiles a schedule moves more (ceilings), so the record's regime requires "
+                "exact division."),
 ]
 
 # --- §4: attention forward (Saha & Ye) -----------------------------------------------------------

@@ -350,11 +350,12 @@ def _feasibility(doc: dict, dag, memory: int, log: _Log) -> bool:
     return True
 
 
-def _bound_value(bound_id: str, params: dict, memory: int):
-    """A bound evaluated on an instance, exactly (SymPy: loaded when a bound is named)."""
+def _bound_value(bound_id: str, params: dict, memory: int, blocks: dict | None = None):
+    """A bound evaluated on an instance (and a kernel run's blocks), exactly (SymPy: loaded
+    when a bound is named)."""
     from ioverify.bounds.instance import bound_value
 
-    return bound_value(bound_id, params, memory)
+    return bound_value(bound_id, params, memory, blocks)
 
 
 def _claimed_lower_bound(spec: dict) -> tuple[int | None, dict]:
@@ -777,7 +778,7 @@ def kernel_verdict(spec: dict, report) -> tuple[dict, dict]:
     bounds = {"lower_bounds": [], "upper_bounds": []}
     if expect and report.certified and report.io == report.formula:
         for key, values in bounds.items():
-            values += [(b, _bound_value(b, spec["params"], spec["memory"]))
+            values += [(b, _bound_value(b, spec["params"], spec["memory"], report.blocks))
                        for b in spec.get(key, ())]
             if values:
                 detail[key] = {b: str(value) for b, value in values}

@@ -57,11 +57,11 @@ def build_family(spec: dict):
     return build(spec)
 
 
-def bound_value(bound_id: str, params: dict, memory: int):
+def bound_value(bound_id: str, params: dict, memory: int, blocks: dict | None = None):
     """``ioverify.bounds.instance.bound_value`` (SymPy: loaded when a bound is named)."""
     from ioverify.bounds.instance import bound_value as value_on
 
-    return value_on(bound_id, params, memory)
+    return value_on(bound_id, params, memory, blocks)
 
 
 def resolve_lower_bound(spec: dict) -> tuple[int | None, dict]:
@@ -128,17 +128,17 @@ def run_kernel(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
     expect = spec.get("expect_certified", True)
     lower = upper = ()
     if expect and report.certified and report.io == report.formula:
-        lower = _bounds_on(spec, "lower_bounds", detail)
-        upper = _bounds_on(spec, "upper_bounds", detail)
+        lower = _bounds_on(spec, "lower_bounds", detail, report.blocks)
+        upper = _bounds_on(spec, "upper_bounds", detail, report.blocks)
     return judge(report, expect_certified=expect, lower_bounds=lower, upper_bounds=upper), detail
 
 
-def _bounds_on(spec: dict, key: str, detail: dict) -> list[tuple[str, Any]]:
-    """Each bound the spec names under ``key``, evaluated on its instance (recorded in
-    ``detail``, as the certificate shows it)."""
+def _bounds_on(spec: dict, key: str, detail: dict, blocks: dict) -> list[tuple[str, Any]]:
+    """Each bound the spec names under ``key``, evaluated on its instance and the run's own
+    block sizes (recorded in ``detail``, as the certificate shows it)."""
     values = []
     for bound_id in spec.get(key, ()):
-        value = bound_value(bound_id, spec["params"], spec["memory"])
+        value = bound_value(bound_id, spec["params"], spec["memory"], blocks)
         detail.setdefault(key, {})[bound_id] = str(value)
         values.append((bound_id, value))
     return values

@@ -85,6 +85,17 @@ def _kernel(where: str, spec: dict) -> None:
     for field in ("lower_bounds", "upper_bounds"):
         for bound_id in spec.get(field, ()):
             _known(f"{where}: {field}", bound_id, _bound_ids())
+            _explicit(f"{where}: {field}", bound_id)
+
+
+def _explicit(where: str, bound_id: str) -> None:
+    """A kernel's I/O is compared with a number: an asymptotic record has none."""
+    from ioverify.bounds.records import get  # SymPy: loaded when a bound is named
+
+    if get(bound_id).asymptotic:
+        raise InvalidArgument(f"{where}: {bound_id!r} is asymptotic (no constant), so no I/O "
+                              f"can be compared with it; confront it with the kernel instead "
+                              f"(ioverify.claims.confront)")
 
 
 def _symbolic(where: str, spec: dict) -> None:
