@@ -220,3 +220,7 @@ def _ancestors(dag: DAG) -> set[int]:
                 seen.add(p)
                 stack.append(p)
     return seen
+
+
+# ``st.from_type(DAG)`` and ``st.builds(f)`` for a function taking a DAG draw from ``dags()``.
+st.register_type_strategy(DAG, dags())

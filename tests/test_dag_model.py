@@ -3,9 +3,10 @@
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
 from ioverify.dag import (DAG, DAGBuilder, binary_tree, dag_from_dict, dag_from_json, dag_to_json,
+                          dag_to_dict, from_networkx, to_networkx,
                           matmul, pyramid, read_dag)
 from ioverify.errors import InvalidDAG, InvalidFormat, IOVerifyError
 from ioverify.strategies import dags
@@ -136,3 +137,19 @@ def test_json_round_trip(dag):
 def test_dag_from_dict_matches_from_edges():
     dag = dag_from_dict({**HEAD, "nodes": ["x", "y"], "edges": [["x", "y"]]})
     assert dag == DAG.from_edges(["x", "y"], [("x", "y")])
+
+
+@given(dags(max_vertices=10))
+@settings(max_examples=30)
+def test_networkx_round_trip(dag):
+    """Issue 19: ``to_networkx`` and ``from_networkx`` are inverse, checked against networkx:
+    the graph is a DAG with the same nodes, edges and outputs."""
+    nx = pytest.importorskip("networkx")
+    graph = to_networkx(dag)
+    assert nx.is_directed_acyclic_graph(graph) and graph.number_of_nodes() == len(dag)
+    assert set(graph.edges) == {(dag.names[p], dag.names[v]) for v in range(len(dag))
+                                for p in dag.preds[v]}
+    back = from_networkx(graph)
+    assert back.names == dag.names or set(back.names) == set(dag.names)
+    assert {back.names[o] for o in back.outputs} == {dag.names[o] for o in dag.outputs}
+    assert dag_to_dict(from_networkx(to_networkx(back))) == dag_to_dict(back)

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import ioverify.strategies as strategies
 from ioverify.dag import DAG, pyramid
@@ -195,3 +195,10 @@ def test_peak_matches_an_independent_count(data):
         red += {"load": 1, "compute": 1, "delete": -1}.get(kind, 0)
         peak = max(peak, red)
     assert replay(dag, schedule, memory).peak == peak
+
+
+@given(st.from_type(DAG))
+@settings(max_examples=20)
+def test_from_type_dag_draws_from_dags(dag):
+    """Issue 19: ``st.from_type(DAG)`` works (the strategy is registered for the type)."""
+    assert isinstance(dag, DAG) and len(dag) >= 2 and dag.inputs

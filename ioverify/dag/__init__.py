@@ -5,10 +5,11 @@ from ioverify.dag.attention import (approximate_attention, attention_backward, a
                                     sparse_attention_backward, sparse_attention_forward)
 from ioverify.dag.families import binary_tree, matmul, pyramid
 from ioverify.dag.jsonio import (dag_from_dict, dag_from_json, dag_to_dict, dag_to_json,
-                                 from_networkx, read_dag)
+                                 from_networkx, read_dag, to_networkx)
 from ioverify.dag.model import DAG, DAGBuilder
 
 __all__ = ["DAG", "DAGBuilder", "approximate_attention", "attention_backward", "attention_forward",
            "binary_tree", "dag_from_dict", "dag_from_json", "dag_to_dict", "dag_to_json",
-           "from_networkx", "matmul", "pyramid", "read_dag", "sparse_attention_backward",
+           "from_networkx", "to_networkx", "matmul", "pyramid", "read_dag",
+           "sparse_attention_backward",
            "sparse_attention_forward"]

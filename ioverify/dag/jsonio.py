@@ -67,8 +67,26 @@ def dag_to_json(dag: DAG) -> str:
     return json.dumps(dag_to_dict(dag), separators=(",", ":"))
 
 
+def to_networkx(dag: DAG):
+    """A ``networkx.DiGraph`` of ``dag``: one node per vertex (its name), attributes ``op`` and
+    ``output`` (bool); ``from_networkx(to_networkx(dag))`` is ``dag`` again."""
+    import networkx as nx
+
+    graph = nx.DiGraph()
+    for v, name in enumerate(dag.names):
+        graph.add_node(name, op=dag.ops[v], output=bool(dag.is_output[v]))
+    graph.add_edges_from((dag.names[p], dag.names[v]) for v in range(len(dag))
+                         for p in dag.preds[v])
+    return graph
+
+
 def from_networkx(graph, outputs=None) -> DAG:
-    """Build from a ``networkx.DiGraph``; node names are ``str(node)``, ops from attribute 'op'."""
+    """Build from a ``networkx.DiGraph``; node names are ``str(node)``, ops from attribute 'op';
+    outputs from ``outputs``, else the nodes whose attribute ``output`` is true, else the
+    sinks."""
+    if outputs is None:
+        marked = [str(n) for n, data in graph.nodes(data=True) if data.get("output")]
+        outputs = marked or None
     nodes = [str(n) for n in graph.nodes]
     edges = [(str(a), str(b)) for a, b in graph.edges]
     ops = {str(n): data["op"] for n, data in graph.nodes(data=True) if "op" in data}
