@@ -32,7 +32,8 @@ FOLDERS = {"ioverify": "ioverify", "kernels": "ioverify.kernels", "proofs": "iov
 # In the order data flows; a module may import its own layer and those above it in this list.
 LAYERS = (
     ("ioverify.errors",),
-    ("ioverify._check", "ioverify._io", "ioverify.verdict", "ioverify.schemas"),
+    ("ioverify._check", "ioverify._io", "ioverify.verdict", "ioverify.schemas",
+     "ioverify._plugins"),
     ("ioverify.dag",),
     ("ioverify.game",),
     ("ioverify.solve",),
@@ -54,6 +55,7 @@ DOORS = {
 
 TRUSTED_BASE = (
     "ioverify.errors",
+    "ioverify._plugins",
     "ioverify.verdict",
     "ioverify._io",
     "ioverify.dag.model",

@@ -17,6 +17,7 @@ from sympy import And, Eq, Min, Mod, Piecewise, binomial, floor, sqrt
 from ioverify.bounds.model import Bound
 from ioverify.bounds.symbols import (B, B_c, B_r, M, P, U, V, Z_QK, Z_in, a, b, d, g, k, m, n,
                                      r, s)
+from ioverify._plugins import load as installed
 from ioverify.errors import InvalidArgument
 
 HK = "Hong & Kung, 'I/O complexity: the red-blue pebble game', STOC 1981"
@@ -286,7 +287,7 @@ def _collect() -> dict[str, Bound]:
     records = GAME + MATMUL + FORWARD + BACKWARD + FLASH + APPROXIMATE
     from ioverify.bounds.kernel_records import kernel_bounds
 
-    records = records + kernel_bounds()
+    records = [*records, *kernel_bounds(), *installed("ioverify.bounds", Bound)]
     registry: dict[str, Bound] = {}
     for bound in records:
         if bound.id in registry:

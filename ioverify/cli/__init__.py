@@ -67,7 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()  # reads the installed entry points (DAG families)
+    except IOVerifyError as error:
+        print(f"ioverify: error: {error}", file=sys.stderr)
+        return error.exit_code
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ioverify.dag import attention, families
+from ioverify._plugins import load as installed
 from ioverify.errors import InvalidArgument
 
 
@@ -77,3 +78,14 @@ def build(spec: dict):
         raise InvalidArgument(f"unknown DAG family {spec['family']!r} (known: "
                               f"{', '.join(sorted(FAMILIES))})")
     return family.build(**spec.get("params", {}))
+
+
+def _installed_families() -> None:
+    """Families other packages declare (entry point group ``ioverify.families``)."""
+    for family in installed("ioverify.families", Family):
+        if family.name in FAMILIES:
+            raise InvalidArgument(f"entry point family {family.name!r} is already a family")
+        register(family)
+
+
+_installed_families()
