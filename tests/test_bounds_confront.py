@@ -93,3 +93,13 @@ def test_cli_facts_exit_codes(capsys, monkeypatch):
 @pytest.mark.slow
 def test_cli_facts_all_proved():
     assert main(["bounds", "facts"]) == 0
+
+
+def test_bounds_eval_says_when_a_lower_bound_is_vacuous(capsys):
+    """Issue 19: a lower bound <= 0 on the instance is labelled vacuous, in text and JSON."""
+    assert main(["bounds", "eval", "matmul-lean", "--m", "2", "--k", "2", "--n", "2",
+                 "--memory", "4"]) == 0
+    assert "vacuous" in capsys.readouterr().out
+    assert main(["bounds", "eval", "matmul-lean", "--m", "8", "--k", "8", "--n", "8",
+                 "--memory", "4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["vacuous"] is False

@@ -118,11 +118,14 @@ def _eval(args) -> int:
         value = bound.evaluate(**params)
         label = {"lower": "lower bound", "upper": "upper bound", "exact": "exact count",
                  "tight": "value"}[bound.kind]
+    vacuous = bound.kind == "lower" and not bound.asymptotic and value <= 0
     if args.json:
         print_json({"id": bound.id, "params": {k: str(v) for k, v in params.items()},
-                    "value": str(value), "asymptotic": bound.asymptotic, "kind": bound.kind})
+                    "value": str(value), "asymptotic": bound.asymptotic, "kind": bound.kind,
+                    "vacuous": vacuous})
     else:
-        print(f"{bound.id}: {label} = {value}")
+        print(f"{bound.id}: {label} = {value}"
+              + ("  (vacuous: a lower bound <= 0 holds for every schedule)" if vacuous else ""))
     return EXIT_OK
 
 
