@@ -44,6 +44,33 @@ def test_generated_reference_is_current(page):
         f"docs/{page} is stale: run `ioverify docs`"
 
 
+def theory_sections() -> dict[str, str]:
+    """The numbered sections of the theory page, by number."""
+    text = (DOCS / "theory.md").read_text()
+    heads = list(re.finditer(r"^## (\d+)\. .* \{#section-(\d+)\}$", text, flags=re.M))
+    assert all(h.group(1) == h.group(2) for h in heads)
+    ends = [h.start() for h in heads[1:]] + [len(text)]
+    return {h.group(1): text[h.start():end] for h, end in zip(heads, ends)}
+
+
+def test_the_theory_page_states_every_bound_in_its_section():
+    """Each bound record is on the theory page, in the section the record names."""
+    from ioverify.bounds import REGISTRY
+
+    sections = theory_sections()
+    misplaced = [b.id for b in REGISTRY.values()
+                 if f"(bounds.md#{b.id.replace('.', '')})" not in sections.get(b.section[1:], "")]
+    assert not misplaced, f"bounds missing from their section of docs/theory.md: {misplaced}"
+
+
+def test_every_citation_of_the_theory_page_names_a_section_it_has():
+    cited = set()
+    for folder in ("ioverify", "kernels", "proofs", "tests"):
+        for path in (ROOT / folder).rglob("*.py"):
+            cited |= set(re.findall(r"docs/theory\.md §(\d+)", path.read_text()))
+    assert cited and cited <= set(theory_sections()), cited - set(theory_sections())
+
+
 def test_every_shipped_claim_has_a_page():
     from ioverify.claims.claim import load
     from ioverify.report.claims import page_name
@@ -122,3 +149,11 @@ def test_every_committed_certificate_is_accepted_by_the_recheck(capsys):
     out = capsys.readouterr().out
     assert out.count(": accepted (") == len(files), out
     assert code == 0
+
+
+def test_citations_of_the_theory_page_become_links_on_generated_pages():
+    from ioverify.report.links import theory_links
+
+    assert theory_links("derived (docs/theory.md §6)", base="../") == \
+        "derived ([theory §6](../theory.md#section-6))"
+    assert theory_links("see docs/theory.md") == "see [the theory page](theory.md)"

@@ -1,4 +1,5 @@
-"""An S-partition with at most h parts, as a Z3 query (Hong & Kung 1981, section 3; THEORY.md 2).
+"""An S-partition with at most h parts, as a Z3 query (Hong & Kung 1981, section 3;
+docs/theory.md §2).
 
 Variables, for vertices v and part numbers j = 0 .. h-1:
 
