@@ -83,16 +83,42 @@ def test_every_shipped_claim_has_a_page():
     assert all(page_name(c) in index for c in claims)
 
 
-def test_site_builds_strictly(tmp_path):
-    mkdocs = pytest.importorskip("mkdocs")
-    assert mkdocs
-    site = tmp_path / "site"
+KATEX = ("javascripts/katex/katex.min.js", "javascripts/katex/contrib/auto-render.min.js",
+         "javascripts/katex/katex.min.css", "javascripts/katex-init.js")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site built once, strictly (a warning fails the build)."""
+    pytest.importorskip("mkdocs")
+    site = tmp_path_factory.mktemp("site")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
                            str(site), "--config-file", str(ROOT / "mkdocs.yml")],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert (site / "index.html").exists() and (site / "claims" / "index.html").exists()
+    yield site
     shutil.rmtree(site)
+
+
+def test_site_builds_strictly(site):
+    assert (site / "index.html").exists() and (site / "claims" / "index.html").exists()
+    assert (site / "theory" / "index.html").exists()
+
+
+def test_math_is_rendered_offline_by_the_vendored_katex(site):
+    """The formulas of the bound library reach the page as arithmatex spans, and the page
+    loads KaTeX from the site itself: every file it needs, fonts included, is vendored."""
+    from ioverify.bounds import REGISTRY
+
+    page = (site / "bounds" / "index.html").read_text()
+    assert page.count('class="arithmatex"') >= 2 * len(REGISTRY)  # table row + record section
+    for rel in KATEX:
+        assert (DOCS / rel).is_file() and (site / rel).is_file(), rel
+        assert f'"../{rel}"' in page, f"bounds page does not load {rel}"
+    css = (DOCS / "javascripts" / "katex" / "katex.min.css").read_text()
+    fonts = set(re.findall(r"url\((fonts/[^)]+)\)", css))
+    assert fonts and all((DOCS / "javascripts" / "katex" / f).is_file() for f in fonts)
+    assert "http" not in css  # nothing fetched from elsewhere
 
 
 def test_ioverify_docs_check_finds_the_generated_pages_current(capsys):
