@@ -183,3 +183,18 @@ def test_citations_of_the_theory_page_become_links_on_generated_pages():
     assert theory_links("derived (docs/theory.md §6)", base="../") == \
         "derived ([theory §6](../theory.md#section-6))"
     assert theory_links("see docs/theory.md") == "see [the theory page](theory.md)"
+
+
+def test_plots_have_alt_text_that_says_what_they_show():
+    """Issue 19: a reader who cannot see a plot reads what it shows, not its file name."""
+    from ioverify.report.claims import IMAGE_CAPTIONS, index_page
+    from ioverify.report.plots import KERNEL_PLOTS
+
+    page = index_page([], sorted(IMAGE_CAPTIONS))
+    alts = re.findall(r"!\[([^\]]*)\]\(img/([^)]+)\)", page)
+    assert sorted(name for _, name in alts) == sorted(IMAGE_CAPTIONS)
+    for alt, name in alts:
+        assert name not in alt and len(alt.split()) >= 15, (name, alt)
+    for name, (_, kernels, bounds, theta) in KERNEL_PLOTS.items():
+        alt = dict((n, a) for a, n in alts)[name]
+        assert all(k in alt for k in (*kernels, *bounds, theta)), alt

@@ -178,6 +178,12 @@ IMAGE_CAPTIONS = {
 }
 
 
+def _alt(name: str) -> str:
+    """The image's alt text: what the plot shows, else its caption, else its name."""
+    text = plotting.alt_text(name) or IMAGE_CAPTIONS.get(name) or name
+    return text.replace("[", "(").replace("]", ")")
+
+
 def _plot_order(name: str) -> tuple:
     """Plots in one fixed order, whether just drawn or kept from an earlier run."""
     known = list(IMAGE_CAPTIONS)
@@ -206,7 +212,7 @@ def index_page(claim_results: list[ClaimResult], images: list[str] = ()) -> str:
     if images:
         lines += ["", "## Plots", ""]
         for name in images:
-            lines += [f"![{name}](img/{name})", "", IMAGE_CAPTIONS.get(name, ""), ""]
+            lines += [f"![{_alt(name)}](img/{name})", "", IMAGE_CAPTIONS.get(name, ""), ""]
     return "\n".join(lines) + "\n"
 
 
