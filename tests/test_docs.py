@@ -90,7 +90,8 @@ KATEX = ("javascripts/katex/katex.min.js", "javascripts/katex/contrib/auto-rende
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The site built once, strictly (a warning fails the build)."""
-    pytest.importorskip("mkdocs")
+    for module in ("mkdocs", "mkdocstrings", "pymdownx"):  # the docs extra
+        pytest.importorskip(module)
     site = tmp_path_factory.mktemp("site")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
                            str(site), "--config-file", str(ROOT / "mkdocs.yml")],
@@ -198,3 +199,32 @@ def test_plots_have_alt_text_that_says_what_they_show():
     for name, (_, kernels, bounds, theta) in KERNEL_PLOTS.items():
         alt = dict((n, a) for a, n in alts)[name]
         assert all(k in alt for k in (*kernels, *bounds, theta)), alt
+
+
+def test_the_api_page_has_every_public_module():
+    """A module added anywhere in the package gets its directive: found here by its file."""
+    from ioverify.cli.reference import COMMAND_LINE, public_modules
+
+    expected = set()
+    for folder, package in (("ioverify", "ioverify"), ("kernels", "ioverify.kernels"),
+                            ("proofs", "ioverify.proofs")):
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = [package, *path.relative_to(ROOT / folder).with_suffix("").parts]
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            private = any(part.startswith("_") for part in name.split("."))
+            command = any(name == c or name.startswith(c + ".") for c in COMMAND_LINE)
+            if not (private or command):
+                expected.add(name)
+    assert set(public_modules()) == expected
+    page = (DOCS / "reference" / "api.md").read_text()
+    for name in expected:
+        assert f"::: {name}\n" in page or f'heading: "{name}"' in page, name
+
+
+def test_the_api_page_renders_members_and_signatures(site):
+    page = (site / "reference" / "api" / "index.html").read_text()
+    for anchor in ("ioverify.game.rules.Schedule.from_moves", "ioverify.game.replay.replay",
+                   "ioverify.bounds.model.Bound.evaluate", "kernels.flash_forward_v1.run"):
+        assert f'id="{anchor}"' in page, anchor
+    assert page.count('class="doc-signature') > 100
+    assert "ioverify.kernels.flash_forward_v1" in page
