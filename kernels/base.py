@@ -11,7 +11,7 @@ from ioverify.trace.kernel import ceil_div
 # --- float64 references -------------------------------------------------------------------------
 
 def scores(inputs: dict) -> np.ndarray:
-    """S = Q K^T (no 1/sqrt(d) scale: THEORY.md section 4's model)."""
+    """S = Q K^T (no 1/sqrt(d) scale: docs/theory.md §4's model)."""
     return inputs["Q"] @ inputs["K"].T
 
 

@@ -9,7 +9,7 @@ dS = P * (dP - D_i), dQ_i += dS K_j written back, dK_j += dS^T Q_i.  dK_j, dV_j 
 the inner loop.  I/O with T_c = ceil(n/B_c):
     3nd + T_c (5nd + 2n)
 (K, V: 2nd; per outer step Q, O, dO: 3nd, l, m: 2n, dQ written: nd; dQ read (T_c - 1) nd;
-dK, dV: 2nd).  THEORY.md section 6 gives 4nd + T_c(5nd + 2n): the paper initialises dQ = 0 in
+dK, dV: 2nd).  docs/theory.md §6 gives 4nd + T_c(5nd + 2n): the paper initialises dQ = 0 in
 slow memory and reads it at the first outer step, nd words a trace cannot move (it may only
 load words that exist), so the first outer step writes dQ_i without reading it.
 """

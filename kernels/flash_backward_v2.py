@@ -6,7 +6,7 @@ blocks j (B_c rows), with K_j, V_j, dK_j, dV_j in fast memory; inner loop over Q
 (B_r rows): P_ij = exp(Q_i K_j^T - L_i), dV_j += P^T dO_i, dP = dO_i V_j^T,
 dS = P * (dP - D_i), dK_j += dS^T Q_i, dQ_i += dS K_j (read from and written back to slow
 memory; at j = 0 there is nothing to read yet, so it is only written).  dK_j, dV_j are stored
-after the inner loop.  No 1/sqrt(d) scale (THEORY.md section 4).  I/O with T_c = ceil(n/B_c):
+after the inner loop.  No 1/sqrt(d) scale (docs/theory.md §4).  I/O with T_c = ceil(n/B_c):
     5nd + n + T_c (4nd + 2n)
 (phase 1: 2nd + n; K, V: 2nd; per outer step Q, dO, L, D: 2nd + 2n and dQ written nd; dQ
 read (T_c - 1) nd; dK, dV: 2nd).

@@ -5,7 +5,7 @@ running output O_i (kept normalised), row max m_i and row sum l_i live in slow m
 read back and rewritten at every outer step.  The first outer step has nothing to read back (a
 trace may only load words that exist), so it writes O, l, m without reading them.  I/O:
     2nd + ceil(n/B_c) * (3nd + 4n) - (nd + 2n)
-THEORY.md section 6 gives 2nd + T_c(3nd + 4n): that counts reads of O, l, m at the first outer
+docs/theory.md §6 gives 2nd + T_c(3nd + 4n): that counts reads of O, l, m at the first outer
 step but not the nd + 2n writes that would initialise them in slow memory.
 """
 

@@ -2,9 +2,9 @@
 
 For each row block Q_i (B_r rows) the output O_i, row max m_i and row sum l_i stay in fast
 memory while K_j, V_j (B_c rows) stream by; O_i is rescaled online and divided by l_i once at
-the end; the logsumexp L_i = m_i + log l_i is stored.  No 1/sqrt(d) scale (THEORY.md section 4).
+the end; the logsumexp L_i = m_i + log l_i is stored.  No 1/sqrt(d) scale (docs/theory.md §4).
 I/O: Q once, K and V once per row block, O and L once:
-    2nd + 2nd * ceil(n / B_r) + n        (THEORY.md section 6, exact for any n)
+    2nd + 2nd * ceil(n / B_r) + n        (docs/theory.md §6, exact for any n)
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tiled matrix multiplication C = A B (A m x k, B k x n), COSMA-style (THEORY.md section 3).
+"""Tiled matrix multiplication C = A B (A m x k, B k x n), COSMA-style (docs/theory.md §3).
 
 An a x b tile of C stays in fast memory while, for each l, the column A[i:i+a, l] and the row
 B[l, j:j+b] are loaded and their outer product is accumulated.  Working set ab + a + b words,

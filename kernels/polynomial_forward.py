@@ -1,5 +1,5 @@
-"""Approximate attention by the polynomial method (Alman and Song, arXiv 2302.13214; THEORY.md
-section 7): exp(s q.k) ~ phi_s(q).phi_s(k) = sum_{t<=g} (s q.k)^t / t!, with phi_s the
+"""Approximate attention by the polynomial method (Alman and Song, arXiv 2302.13214;
+docs/theory.md §7): exp(s q.k) ~ phi_s(q).phi_s(k) = sum_{t<=g} (s q.k)^t / t!, with phi_s the
 r = C(d+g, g) monomials of degree <= g scaled by s^(|alpha|/2)/sqrt(alpha!)
 (``kernels.reference.feature_map`` of sqrt(s) x), and T = diag(U1 (U2^T 1))^-1 U1 (U2^T V),
 U1 = phi_s(Q), U2 = phi_s(K), never forming n x n.  The score scale s is the option ``scale``:

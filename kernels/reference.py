@@ -1,5 +1,5 @@
-"""Float64 references for the backward, block-sparse and approximate kernels (THEORY.md sections
-4, 5 and 7), written independently of the kernels: plain NumPy on whole arrays, no tiling.
+"""Float64 references for the backward, block-sparse and approximate kernels (docs/theory.md
+§4, §5 and §7), written independently of the kernels: plain NumPy on whole arrays, no tiling.
 
 - ``attention_exp`` (Saha-Ye form: exp(QK^T) without max subtraction) and ``attention_softmax``
   (max-subtracted softmax, with the logsumexp L); both accept an element mask.

@@ -1,4 +1,4 @@
-"""Small-cache attention backward by square tiling (THEORY.md section 5's reconstruction of Li,
+"""Small-cache attention backward by square tiling (docs/theory.md §5's reconstruction of Li,
 Liang, Shi, Song et al., arXiv 2410.09397; design in docs/kernels-backward.md).
 
 Every product is tiled with square tiles of side B (the last ones may be shorter) and the two

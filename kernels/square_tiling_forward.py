@@ -1,6 +1,6 @@
 """Saha and Ye's small-cache attention (arXiv 2402.07443, Algorithm 1): square tiling.
 
-Model of THEORY.md section 4: A = exp(QK^T) without max subtraction, O = diag(A 1)^-1 A V.
+Model of docs/theory.md §4: A = exp(QK^T) without max subtraction, O = diag(A 1)^-1 A V.
 Every dimension is cut into blocks of side B (the last ones may be shorter).  Phase 1: for each
 row block i, for each column block j: S_ij = sum over d-blocks Q_il K_jl^T (accumulated in fast
 memory), A_ij = exp(S_ij) stored, its row sums accumulated into l_i (kept); l_i stored.

@@ -1,5 +1,5 @@
 """Approximate attention by the polynomial method (Alman and Song, arXiv 2302.13214); the blocked
-I/O form is derived for this project (the theory page, section 7).  Scores are scaled by
+I/O form is derived for this project (docs/theory.md §7).  Scores are scaled by
 1/sqrt(d), as in the seed's model and Alman and Song's; the claim page shows the error against
 exact softmax attention beside the I/O."""
 
@@ -18,8 +18,7 @@ CLAIMS = [
         statement="Streaming K and V once to build U2^T V and U2^T 1, then streaming Q, moves "
                   "O(nd) words when r d fits in fast memory and behaves like an (n x r)(r x d) "
                   "product otherwise; the method approximates softmax attention.",
-        source="Alman and Song, arXiv 2302.13214 (method); blocking derived (the theory page, "
-               "section 7)",
+        source="Alman and Song, arXiv 2302.13214 (method); blocking derived (docs/theory.md §7)",
         firmness="derived",
         variant="kernel",
         bounds=("approximate-attention-blocked", "approximate-attention-trivial"),

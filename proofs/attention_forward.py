@@ -1,7 +1,7 @@
 """Attention forward: Saha and Ye (arXiv 2402.07443), large and small cache.
 
 Thm 3.1: Q = Theta(min{n^2 d^2 / M, n^2 d / sqrt(M)}), crossover at M = d^2.  The explicit forms
-used here are derived for this project (THEORY.md section 4) and are conjectures until checked:
+used here are derived for this project (docs/theory.md §4) and are conjectures until checked:
 Q >= n^2 d^2 / (M + 4 d^2) - M (large cache) and Q >= n^2 d / (2 sqrt(M)) - n^2 (small cache).
 """
 

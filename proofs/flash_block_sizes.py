@@ -1,9 +1,9 @@
-"""The FlashAttention block-size finding (THEORY.md section 6, derived).
+"""The FlashAttention block-size finding (docs/theory.md §6, derived).
 
-FlashAttention's Algorithm 1 takes B_c = ceil(M / 4d), B_r = min(ceil(M / 4d), d).  THEORY.md
-derives that the fast-memory working set, about 2 B_c d + 2 B_r d + B_r B_c, then exceeds M, so a
-checker that enforces |R| <= M exactly must reject the literal sizes.  Certification with the
-literal sizes says where that holds.
+FlashAttention's Algorithm 1 takes B_c = ceil(M / 4d), B_r = min(ceil(M / 4d), d).  The theory
+page (docs/theory.md §6) derives that the fast-memory working set, about
+2 B_c d + 2 B_r d + B_r B_c, then exceeds M, so a checker that enforces |R| <= M exactly must
+reject the literal sizes.  Certification with the literal sizes says where that holds.
 """
 
 from ioverify.claims import Claim, kernel, symbolic
@@ -19,7 +19,7 @@ CLAIMS = [
         statement="With B_c = ceil(M/4d) and B_r = min(B_c, d) the working set exceeds M, so "
                   "certification with |R| <= M enforced exactly rejects the literal sizes.",
         source="Dao et al., arXiv 2205.14135, Algorithm 1 (block sizes); the overflow is derived "
-               "for this project (THEORY.md section 6)",
+               "for this project (docs/theory.md §6)",
         firmness="derived",
         variant="kernel",
         kernels=("flash-forward-v1", "flash-forward-v2"),

@@ -1,6 +1,6 @@
 """Calibration: the reference pebbling optima, Hong-Kung's partition lemma, and the matmul bounds.
 
-THEORY.md sections 1-3.  These instances are small enough to be settled exactly; they calibrate
+docs/theory.md §1-§3.  These instances are small enough to be settled exactly; they calibrate
 the searches against numbers found independently, and the partition bound against the optima.
 """
 
@@ -8,7 +8,7 @@ from ioverify.claims import Claim, Part, exact_search, kernel, partition, symbol
 
 PYRAMID, TREE, MATMUL = {"height": 3}, {"leaves": 8}, {"m": 2, "k": 2, "n": 2}
 
-# Reference optima, recompute variant (THEORY.md section 1, from an independent exhaustive search).
+# Reference optima, recompute variant (docs/theory.md §1, from an independent exhaustive search).
 REFERENCE = (
     ("pyramid", PYRAMID, {3: 11, 4: 7, 5: 5}),
     ("binary-tree", TREE, {3: 15, 4: 11, 5: 9}),
@@ -27,7 +27,7 @@ CLAIMS = [
         statement="Pyramid of height 3: M=3: 11, M=4: 7, M=5: 5. Complete binary tree with 8 "
                   "leaves: M=3: 15, M=4: 11, M=5: 9. 2x2x2 matmul with chain sums: M=3: 25, "
                   "M=4: 17, M=5: 14, M=6: 13.",
-        source="THEORY.md section 1 (independent exhaustive search)",
+        source="docs/theory.md §1 (independent exhaustive search)",
         firmness="derived",
         variant="recompute",
         obligations=tuple(
@@ -62,7 +62,7 @@ CLAIMS = [
         title="Matrix multiplication: q >= mk + kn + mn and mkn <= 2 q sqrt(M)",
         statement="For any DAG with one product vertex per (i, l, j), every schedule reads the "
                   "inputs and writes the outputs, and mkn <= 2 q sqrt(M).",
-        source="Lean development of Hong-Kung (THEORY.md section 3)",
+        source="Lean development of Hong-Kung (docs/theory.md §3)",
         firmness="paper",
         variant="recompute",
         bounds=("matmul-trivial", "matmul-lean-product", "matmul-lean"),

@@ -1,4 +1,4 @@
-"""The bound records: coverage of THEORY.md, evaluation, regimes, refusals, the docs page."""
+"""The bound records: coverage of the theory page, evaluation, regimes, refusals, the docs page."""
 
 from pathlib import Path
 
@@ -9,8 +9,8 @@ from ioverify.bounds import FIRMNESS, KINDS, REGISTRY, get
 from ioverify.report.bounds import render
 from ioverify.errors import InvalidArgument
 
-# Every result of THEORY.md, by the id its record carries.
-THEORY_RESULTS = (
+# Every result of the theory page (docs/theory.md), by the id its record carries.
+STATED_RESULTS = (
     "hong-kung-partition", "hong-kung-dominated-size", "matmul-trivial", "matmul-lean",
     "matmul-lean-product", "cosma", "cosma-tiling", "saha-ye-thm3.1", "saha-ye-algorithm1",
     "attention-any-matmul", "attention-forward-explicit-large",
@@ -20,23 +20,23 @@ THEORY_RESULTS = (
     "flash-forward-count", "flash-backward-count", "flash2-forward-count",
     "approximate-attention-rank", "approximate-attention-blocked")
 
-FIRMNESS_IN_THEORY = {"hong-kung-partition": "paper", "matmul-lean": "paper", "cosma": "paper",
-                      "saha-ye-thm3.1": "paper", "attention-forward-explicit-large": "derived",
-                      "attention-forward-explicit-small": "derived",
-                      # v1: THEORY.md says "summary", but no readable source states it
-                      "attention-backward-v2": "summary", "attention-backward-v1": "recalled",
-                      "attention-backward-explicit": "derived", "sparse-attention": "recalled",
-                      "flash-block-sparse": "paper", "flash-forward-count": "derived"}
+STATED_FIRMNESS = {"hong-kung-partition": "paper", "matmul-lean": "paper", "cosma": "paper",
+                   "saha-ye-thm3.1": "paper", "attention-forward-explicit-large": "derived",
+                   "attention-forward-explicit-small": "derived",
+                   # v1: recalled, not summary: no readable source states it
+                   "attention-backward-v2": "summary", "attention-backward-v1": "recalled",
+                   "attention-backward-explicit": "derived", "sparse-attention": "recalled",
+                   "flash-block-sparse": "paper", "flash-forward-count": "derived"}
 
 
-@pytest.mark.parametrize("bound_id", THEORY_RESULTS)
+@pytest.mark.parametrize("bound_id", STATED_RESULTS)
 def test_every_theory_result_has_a_record(bound_id):
     bound = get(bound_id)
     assert bound.source and bound.statement and bound.graph and bound.variant
     assert bound.firmness in FIRMNESS and bound.kind in KINDS
 
 
-@pytest.mark.parametrize("bound_id,firmness", sorted(FIRMNESS_IN_THEORY.items()))
+@pytest.mark.parametrize("bound_id,firmness", sorted(STATED_FIRMNESS.items()))
 def test_firmness_is_copied_from_theory(bound_id, firmness):
     assert get(bound_id).firmness == firmness
 

@@ -15,7 +15,7 @@ from ioverify.game import exhaustive
 from ioverify.game.exhaustive import SearchResult, exhaustive_optimum
 from ioverify.strategies import dags, memory_sizes, schedules
 
-# THEORY.md section 1 (recompute); the one-shot figures were found by this search.
+# docs/theory.md §1 (recompute); the one-shot figures were found by this search.
 REFERENCE = [
     ("pyramid(3)", pyramid(3), 3, 11, 11), ("pyramid(3)", pyramid(3), 4, 7, 7),
     ("pyramid(3)", pyramid(3), 5, 5, 5),
@@ -35,7 +35,7 @@ def test_reference_optima(name, dag, memory, recompute, one_shot):
         assert "optimum" in result.reason and result.states > 0 and result.seconds >= 0
 
 
-# matmul(2,2,2), chain summation: THEORY.md section 1 gives the recompute optima; one-shot
+# matmul(2,2,2), chain summation: docs/theory.md §1 gives the recompute optima; one-shot
 # agrees on these four (found by this search).
 MATMUL = [(3, 25), (4, 17), (5, 14), (6, 13)]
 
@@ -152,8 +152,8 @@ def test_search_result_is_frozen():
 # --- an independent naive oracle: Dijkstra (0-1 BFS) over every legal move --------------------
 
 def naive_optimum(dag: DAG, memory: int, variant: str) -> int | None:
-    """The optimum by brute force over (red, blue, computed) with every move of THEORY.md
-    section 1, any time, on every vertex: no normal form, no heuristic."""
+    """The optimum by brute force over (red, blue, computed) with every move of docs/theory.md
+    §1, any time, on every vertex: no normal form, no heuristic."""
     n = len(dag)
     one_shot = variant == "one-shot"
     inputs = {v for v in range(n) if not dag.preds[v]}

@@ -5,7 +5,7 @@ FlashAttention block sizes are judged by the checker, not assumed."""
 import pytest
 from kernel_grid import certify_on_grid
 
-from ioverify.bounds.kernel_counts import THEORY_COUNTS, evaluate
+from ioverify.bounds.kernel_counts import STATED_COUNTS, evaluate
 from ioverify.errors import InvalidArgument
 from ioverify.trace.kernel import KERNELS, count_only, run_kernel
 from ioverify.trace.kernel import dry_peak
@@ -51,15 +51,15 @@ def test_dry_run_counts_equal_executed_counts(name):
 
 
 def test_theory_counts_agree_where_derived_correctly():
-    """FA2, square tiling and matmul equal THEORY.md's counts when blocks divide the sizes;
-    FA1's THEORY count is nd + 2n above the traced kernel (it reads O, l, m at the first outer
-    step without counting the writes that would create them)."""
+    """FA2, square tiling and matmul equal the counts of docs/theory.md when blocks divide
+    the sizes; FA1's stated count is nd + 2n above the traced kernel (it reads O, l, m at the
+    first outer step without counting the writes that would create them)."""
     from ioverify.bounds.kernel_counts import BLOCK_SYMBOLS, SIZE_SYMBOLS
 
     def theory(name, sizes, blocks):
         values = {SIZE_SYMBOLS[k]: v for k, v in sizes.items()}
         values.update({BLOCK_SYMBOLS[k]: v for k, v in blocks.items()})
-        return int(THEORY_COUNTS[name].subs(values))
+        return int(STATED_COUNTS[name].subs(values))
 
     for name, sizes, blocks in [
             ("flash-forward-v2", {"n": 12, "d": 3}, {"block_r": 4, "block_c": 3}),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from kernel_grid import certify_on_grid
 
-from ioverify.bounds.kernel_counts import THEORY_COUNTS, evaluate
+from ioverify.bounds.kernel_counts import STATED_COUNTS, evaluate
 from ioverify.trace.kernel import KERNELS, count_only, run_kernel
 from ioverify.kernels.reference import (attention_exp, attention_gradient, attention_softmax,
                                finite_difference_gradient)
@@ -72,14 +72,14 @@ def test_gradients_against_finite_differences_on_tiny_sizes(name):
 
 
 def test_theory_fa1_backward_count_reads_dq_once_more():
-    """THEORY.md's 4nd + T_c(5nd + 2n) reads an initialised dQ at the first outer step: nd words
-    above the traced kernel's 3nd + T_c(5nd + 2n)."""
+    """The 4nd + T_c(5nd + 2n) of docs/theory.md §6 reads an initialised dQ at the first
+    outer step: nd words above the traced kernel's 3nd + T_c(5nd + 2n)."""
     from ioverify.bounds.kernel_counts import BLOCK_SYMBOLS, SIZE_SYMBOLS
 
     sizes, blocks = {"n": 12, "d": 3}, {"block_r": 4, "block_c": 3}
     values = {SIZE_SYMBOLS[k]: v for k, v in sizes.items()}
     values.update({BLOCK_SYMBOLS[k]: v for k, v in blocks.items()})
-    theory = int(THEORY_COUNTS["flash-backward-v1"].subs(values))
+    theory = int(STATED_COUNTS["flash-backward-v1"].subs(values))
     assert theory - evaluate("flash-backward-v1", sizes, blocks) == 12 * 3
 
 

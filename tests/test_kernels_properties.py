@@ -1,6 +1,7 @@
 """Property tests over random small sizes: every kernel certifies and equals its closed form,
-its lowered schedule replays, and no traced count falls below THEORY.md's explicit lower bounds
-(a count below them would refute a bound: the kernels form QK^T by standard products)."""
+its lowered schedule replays, and no traced count falls below the explicit lower bounds of
+docs/theory.md (a count below them would refute a bound: the kernels form QK^T by standard
+products)."""
 
 import math
 
@@ -36,7 +37,7 @@ def test_matmul_on_random_sizes(m, k, n, memory):
         assert memory < 3 + (k >= 2)
         return
     assert report.certified and report.io == report.formula
-    assert report.io >= m * k + k * n + m * n  # THEORY.md section 3, trivial bound
+    assert report.io >= m * k + k * n + m * n  # docs/theory.md §3, trivial bound
 
 
 @settings(max_examples=10)

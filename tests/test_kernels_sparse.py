@@ -9,7 +9,7 @@ import pytest
 from kernel_grid import certify_on_grid
 import sympy
 
-from ioverify.bounds.kernel_counts import BLOCK_SYMBOLS, SIZE_SYMBOLS, THEORY_COUNTS, evaluate
+from ioverify.bounds.kernel_counts import BLOCK_SYMBOLS, SIZE_SYMBOLS, STATED_COUNTS, evaluate
 from ioverify.cli import main
 from ioverify.errors import InvalidArgument
 from ioverify.trace.kernel import count_only, run_kernel
@@ -81,7 +81,7 @@ def test_io_is_affine_in_the_allowed_blocks():
         assert n % blk["block"] == 0
         assert loads + stores == 2 * n * d + n + 2 * d * blk["allowed"] * blk["block"]
         assert abs(blk["allowed"] / (n // blk["block"]) ** 2 - s) < 0.01
-        theory = THEORY_COUNTS["block-sparse-forward"].subs(
+        theory = STATED_COUNTS["block-sparse-forward"].subs(
             {SIZE_SYMBOLS["n"]: n, SIZE_SYMBOLS["d"]: d, BLOCK_SYMBOLS["block"]: blk["block"],
              sympy.Symbol("s", positive=True): sympy.Rational(blk["allowed"],
                                                               (n // blk["block"]) ** 2)})

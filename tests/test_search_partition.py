@@ -20,7 +20,7 @@ from ioverify.search.partition import core_dag, partition_bound, search_partitio
 from ioverify.strategies import dags, memory_sizes
 from ioverify.verdict import Infeasible, Unknown, Verified, is_proof
 
-# THEORY.md section 1: recompute optima from an independent exhaustive search.
+# docs/theory.md §1: recompute optima from an independent exhaustive search.
 REFERENCE = {"pyramid(3)": (pyramid(3), {3: 11, 4: 7, 5: 5}),
              "binary_tree(8)": (binary_tree(8), {3: 15, 4: 11, 5: 9}),
              "matmul(2,2,2)": (matmul(2, 2, 2), {3: 25, 4: 17, 5: 14, 6: 13})}

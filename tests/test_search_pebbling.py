@@ -11,7 +11,7 @@ from ioverify.game.replay import replay
 from ioverify.search.pebbling import pebble
 from ioverify.verdict import Infeasible, Optimal, Refuted, Verified, is_proof, verdict_to_json
 
-# Reference optima from THEORY.md section 1 (independent exhaustive search, recompute variant).
+# Reference optima from docs/theory.md §1 (independent exhaustive search, recompute variant).
 REFERENCE = [(pyramid(3), 3, 11), (pyramid(3), 4, 7), (pyramid(3), 5, 5),
              (binary_tree(8), 3, 15), (binary_tree(8), 4, 11), (binary_tree(8), 5, 9)]
 

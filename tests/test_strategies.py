@@ -99,7 +99,7 @@ def test_the_package_does_not_import_hypothesis():
 
 def broken_rules(dag: DAG, memory: int, one_shot: bool, red: set, blue: set, done: set,
                  kind: str, v: int) -> set:
-    """Every rule of THEORY.md section 1 the move (kind, v) breaks in configuration (red, blue),
+    """Every rule of docs/theory.md §1 the move (kind, v) breaks in configuration (red, blue),
     written from the rules, independently of the replayer."""
     broken = set()
     places = kind in ("load", "compute")

@@ -1,4 +1,4 @@
-"""Exhaustive optimal search on the reference instances of THEORY.md section 1 (recompute
+"""Exhaustive optimal search on the reference instances of docs/theory.md §1 (recompute
 optima from an independent search), in both variants; exit 1 if a recompute optimum differs.
 Then attention_forward(2, 1) at M = 3..8, whose optima have no outside reference (expected
 "-").  ``--quick`` leaves out matmul(2,2,2) with M = 3 and 4 and attention_forward."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import platform
 import time
 
-# (label, family builder name, arguments, M, recompute optimum from THEORY.md section 1)
+# (label, family builder name, arguments, M, recompute optimum from docs/theory.md §1)
 CASES = (
     ("pyramid(3)", "pyramid", (3,), 3, 11), ("pyramid(3)", "pyramid", (3,), 4, 7),
     ("pyramid(3)", "pyramid", (3,), 5, 5),

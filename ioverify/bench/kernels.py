@@ -1,6 +1,6 @@
 """Traced kernels: tracing and certification speed, tiled matmul against its bound, attention
-kernels against THEORY.md's explicit lower bounds over an M sweep, and the crossover where
-square tiling beats FlashAttention.  Timings are wall-clock on a shared machine."""
+kernels against the explicit lower bounds of docs/theory.md §4 over an M sweep, and the
+crossover where square tiling beats FlashAttention.  Timings are wall-clock on a shared machine."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ ATTENTION = ("attention-standard", "flash-forward-v1", "flash-forward-v2",
 
 
 def lower_bounds(n: int, d: int, memory: int) -> tuple:
-    """THEORY.md section 4 [derived]: n^2 d^2/(M + 4d^2) - M and n^2 d/(2 sqrt M) - n^2."""
+    """docs/theory.md §4 [derived]: n^2 d^2/(M + 4d^2) - M and n^2 d/(2 sqrt M) - n^2."""
     return (n * n * d * d / (memory + 4 * d * d) - memory,
             n * n * d / (2 * math.sqrt(memory)) - n * n)
 

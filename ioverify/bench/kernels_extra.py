@@ -75,7 +75,7 @@ def certification_grid(quick: bool) -> bool:
 # --- 2. backward against the lower bound and Theta forms ----------------------------------------
 
 def lower_bound(n: int, d: int, memory: int) -> float:
-    """THEORY.md section 5 [derived]: Q_bwd >= 2n^2 d^2/(M + 4d^2) - M."""
+    """docs/theory.md §5 [derived]: Q_bwd >= 2n^2 d^2/(M + 4d^2) - M."""
     return 2 * n * n * d * d / (memory + 4 * d * d) - memory
 
 

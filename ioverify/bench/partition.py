@@ -4,7 +4,8 @@ M * (P(2M) - 1) and the truth is visible.
 
 P(S) never grows with S (an S-partition is an S'-partition for S' >= S), so once P(2M) = 1 the
 bound is 0 for every larger M and the sweep stops there.  The optimum comes from the exhaustive
-search when it finishes within its budget, else from THEORY.md's reference table, else "?".
+search when it finishes within its budget, else from the reference table of docs/theory.md §1,
+else "?".
 The full run adds matmul(3,3,3) as the frontier where the Z3 search stops being exact in 30 s.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import platform
 
-# THEORY.md section 1: independent exhaustive search, recompute variant.
+# docs/theory.md §1: independent exhaustive search, recompute variant.
 REFERENCE_OPTIMA = {("matmul(2,2,2)", 3): 25, ("matmul(2,2,2)", 4): 17,
                     ("matmul(2,2,2)", 5): 14, ("matmul(2,2,2)", 6): 13}
 
@@ -40,7 +41,7 @@ def optimum(name: str, dag, memory: int, budget: float) -> tuple[str, int | None
         if verdict.status == "optimal":
             return "exhaustive", verdict.io
     if (name, memory) in REFERENCE_OPTIMA:
-        return "THEORY.md", REFERENCE_OPTIMA[(name, memory)]
+        return "docs/theory.md §1", REFERENCE_OPTIMA[(name, memory)]
     return "?", None
 
 

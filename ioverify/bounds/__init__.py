@@ -1,5 +1,6 @@
-"""Bounds as data: every result of THEORY.md as a SymPy formula with its source, firmness, game
-variant, graph and regime (``records``), and proved facts about them (``facts``).
+"""Bounds as data: every result of the theory page (docs/theory.md) as a SymPy formula with its
+source, firmness, game variant, graph and regime (``records``), and proved facts about them
+(``facts``).
 
     >>> from ioverify.bounds import get
     >>> get("matmul-trivial").evaluate(m=2, k=2, n=2, M=3)

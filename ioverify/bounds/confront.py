@@ -4,7 +4,7 @@ For each lower bound with explicit constants and a matching DAG family, and each
 of that family whose exact optimum is known, the optimum must be at least the bound.  Optima come
 from two places, always labelled:
 
-- ``reference``: THEORY.md section 1's reference optima (an independent exhaustive search), used
+- ``reference``: docs/theory.md §1's reference optima (an independent exhaustive search), used
   as data;
 - ``search``: ``ioverify.game.exhaustive.exhaustive_optimum`` run here (complete runs only), its
   schedule replayed by ``ioverify.game.replay`` before the optimum is used.
@@ -28,10 +28,10 @@ from ioverify.dag.registry import FAMILIES
 from ioverify.game.exhaustive import exhaustive_optimum
 from ioverify.game.replay import replay
 
-REFERENCE = "reference optimum (THEORY.md §1, independent exhaustive search, recompute)"
+REFERENCE = "reference optimum (docs/theory.md §1, independent exhaustive search, recompute)"
 SEARCH = "exhaustive_optimum, complete run, schedule replayed (recompute)"
 
-# THEORY.md §1: 2x2x2 matmul with products and one addition per entry.
+# docs/theory.md §1: 2x2x2 matmul with products and one addition per entry.
 REFERENCE_OPTIMA = (("matmul", {"m": 2, "k": 2, "n": 2}, 3, 25),
                     ("matmul", {"m": 2, "k": 2, "n": 2}, 4, 17),
                     ("matmul", {"m": 2, "k": 2, "n": 2}, 5, 14),

@@ -237,7 +237,7 @@ def _saha_ye_branch(which: int) -> sympy.Expr:
 
 
 def _fa_block() -> sympy.Expr:
-    """THEORY.md section 6's block side with exact division: M / (4d)."""
+    """docs/theory.md §6's block side with exact division: M / (4d)."""
     return M / (4 * d)
 
 
@@ -367,7 +367,7 @@ def _literal_block_facts() -> list[Fact]:
              lambda: forall([d <= M, M <= 4 * d**2], working(Min(bc, d)) > M)),
         Fact("flash-literal-blocks-fit-large-M",
              "the same literal blocks FIT (working set <= M) whenever M >= 8d^2 + 12d: "
-             "THEORY.md's unconditional 'working set > M' is too strong",
+             "the unconditional 'working set > M' of docs/theory.md §6 is too strong",
              lambda: forall([M >= 8 * d**2 + 12 * d], working(Min(bc, d)) <= M)),
     ]
 
@@ -390,7 +390,8 @@ def _shape_facts() -> list[Fact]:
 
 
 def _kernel_count_facts() -> list[Fact]:
-    """The traced kernels' closed forms against THEORY.md's forms, when blocks divide the sizes:
+    """The traced kernels' closed forms against the forms docs/theory.md states, when blocks
+    divide the sizes:
     a kernel never moves more than the paper's accounting (the difference is reported)."""
     from ioverify.bounds.kernel_records import kernel_counts, theory_counts
 
@@ -406,12 +407,12 @@ def _kernel_count_facts() -> list[Fact]:
         back = {new: sympy.solve(Eq(old, expr), new)[0] for old, expr in divide[name].items()
                 for new in expr.free_symbols & {t, u}}
         difference = sympy.factor(sympy.simplify((paper - mine).subs(back)))
-        return Part(part.status, part.method, f"{part.detail}; THEORY form - kernel = "
+        return Part(part.status, part.method, f"{part.detail}; theory form - kernel = "
                     f"{difference}", {**part.data, "difference": str(difference)})
 
     return [Fact(f"kernel-count-vs-theory/{name}",
-                 f"kernel {name}'s closed form is at most THEORY.md's form when the blocks "
-                 f"divide the sizes", lambda name=name: check(name))
+                 f"kernel {name}'s closed form is at most the form stated in docs/theory.md when "
+                 f"the blocks divide the sizes", lambda name=name: check(name))
             for name in sorted(set(kernels) & set(theory) & set(divide))]
 
 

@@ -3,8 +3,8 @@
 Each count is derived from its kernel's loop nest (see the kernel modules' docstrings) and is
 checked against the traced count on a grid by the tests: a mismatch is a bug.  Blocks of side B
 over a dimension of length x are ceil(x/B) blocks whose lengths sum to x, which is why the counts
-need only ceilings.  ``THEORY_COUNTS`` keeps THEORY.md's [derived] forms (exact divisions) for
-comparison.
+need only ceilings.  ``STATED_COUNTS`` keeps the [derived] forms that docs/theory.md states
+(exact divisions), for comparison.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ KERNEL_COUNTS = {
     "matmul-tiled": k * (m * _ceil(n / b) + n * _ceil(m / a)) + m * n,
 }
 
-# THEORY.md sections 3, 4 and 6, valid when the blocks divide the sizes.
-THEORY_COUNTS = {
+# docs/theory.md §3, §4 and §6, valid when the blocks divide the sizes.
+STATED_COUNTS = {
     "flash-forward-v1": 2 * n * d + (n / B_c) * (3 * n * d + 4 * n),
     "flash-forward-v2": 2 * n * d + 2 * n * d * (n / B_r) + n,
     "square-tiling-forward": 4 * n**2 * d / B + n**2 + n * d + 2 * n,
@@ -74,7 +74,7 @@ KERNEL_COUNTS.update({
     "polynomial-forward": (2 * n * d * _ceil(r / f) + 2 * n * d + r * (d + 2)
                            + r * (d + 2) * sp.Piecewise((1, sp.Eq(f, r)), (_ceil(n / B), True))),
 })
-THEORY_COUNTS.update({
+STATED_COUNTS.update({
     "flash-backward-v1": 4 * n * d + (n / B_c) * (5 * n * d + 2 * n),
     "block-sparse-forward": 2 * n * d + n + 2 * sp.Symbol("s", positive=True) * n**2 * d / B,
 })

@@ -49,11 +49,12 @@ def kernel_counts() -> dict[str, sympy.Expr]:
 
 
 def theory_counts() -> dict[str, sympy.Expr]:
-    """THEORY.md's [derived] forms of the same counts (exact divisions), as kept next to them."""
+    """The [derived] forms of the same counts stated in docs/theory.md (exact divisions), as kept
+    next to them."""
     module = kernel_counts_module()
     if module is None:
         return {}
-    return {name: _own_symbols(expr) for name, expr in getattr(module, "THEORY_COUNTS", {}).items()}
+    return {name: _own_symbols(expr) for name, expr in getattr(module, "STATED_COUNTS", {}).items()}
 
 
 def _own_symbols(expr: sympy.Expr) -> sympy.Expr:

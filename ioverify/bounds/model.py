@@ -1,11 +1,11 @@
 """The ``Bound`` record: one published (or derived) result as data.
 
 A record says what is claimed (a SymPy expression), where it comes from and how firmly it is
-known (THEORY.md's tags), which game variant and graph it assumes, and where it is claimed to hold
-(its regime: a conjunction of SymPy relations).  ``evaluate`` refuses parameters outside the regime,
-naming the violated condition, and refuses to give a number for an asymptotic-only result (a
-Theta shape has no constants: its value is not a number of transfers); ``shape`` gives that value
-and says so by its name.
+known (the firmness of docs/theory.md), which game variant and graph it assumes, and where it is
+claimed to hold (its regime: a conjunction of SymPy relations).  ``evaluate`` refuses parameters
+outside the regime, naming the violated condition, and refuses to give a number for an
+asymptotic-only result (a Theta shape has no constants: its value is not a number of transfers);
+``shape`` gives that value and says so by its name.
 """
 
 from __future__ import annotations

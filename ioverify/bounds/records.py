@@ -1,6 +1,7 @@
-"""Every result of THEORY.md as a ``Bound`` record, in the order of its sections.
+"""Every result of the theory page (docs/theory.md) as a ``Bound`` record, in the order of its
+sections.
 
-Firmness is copied from THEORY.md's tags.  Expressions with explicit constants can be evaluated;
+Firmness is copied from the theory page.  Expressions with explicit constants can be evaluated;
 Theta/Omega/O statements are recorded as shapes (``asymptotic=True``).  Results known only
 without a formula are listed in ``UNRECORDED`` with the reason, so the docs say what is missing.
 The exact kernel counts of ``ioverify.bounds.kernel_counts`` (when present) are added by

@@ -1,4 +1,4 @@
-"""The SymPy symbols every bound formula is written in (THEORY.md, "Notation").
+"""The SymPy symbols every bound formula is written in (docs/theory.md, "Notation").
 
 One symbol per parameter name, shared by all records, so that a fact can compare two bounds
 symbolically.  Counts (sizes, memory, block sides) are positive integers; ``s`` (the fraction of

@@ -12,7 +12,8 @@ from ioverify.cli.common import positive_float
 # page (relative to the docs folder) -> what it is generated from
 PAGES = {
     "reference/cli.md": "the argument parsers",
-    "reference/api.md": "the signatures and docstrings",
+    "reference/api.md": "the public modules (the site build renders their signatures and "
+                        "docstrings)",
     "bounds.md": "the bound records (ioverify.bounds.REGISTRY)",
     "bounds-confrontation.md": "the explicit lower bounds against exact optima, and the facts",
     "claims": "the shipped claims and their committed certificates (claims/certificates)",

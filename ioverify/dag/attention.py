@@ -1,4 +1,4 @@
-"""Attention DAG families at scalar granularity (THEORY.md sections 4, 5 and 7).
+"""Attention DAG families at scalar granularity (docs/theory.md §4, §5 and §7).
 
 Every vertex carries its operation: ``mul``, ``add``, ``exp``, ``sub``, ``div``, and for the
 polynomial method ``sq`` (the square of its one operand), ``mul/k`` and ``sq/k`` (the same divided

@@ -2,7 +2,7 @@
 
 An automorphism is a permutation of the vertices that maps predecessor sets onto predecessor sets
 and outputs onto outputs.  It maps every legal schedule to a legal schedule of the same I/O (the
-rules of THEORY.md section 1 mention only predecessors, inputs and outputs), so a search may
+rules of docs/theory.md §1 mention only predecessors, inputs and outputs), so a search may
 restrict its first computes to orbit representatives.  Every permutation returned here is checked
 against the definition by ``is_automorphism`` before use.
 """

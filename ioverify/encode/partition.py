@@ -1,4 +1,5 @@
-"""An S-partition with at most h parts, as a Z3 query (Hong & Kung 1981, section 3; THEORY.md 2).
+"""An S-partition with at most h parts, as a Z3 query (Hong & Kung 1981, section 3;
+docs/theory.md §2).
 
 Variables, for vertices v and part numbers j = 0 .. h-1:
 
@@ -108,7 +109,7 @@ def query_z3():
 
 
 def part_index_variables(z, ctx, dag: DAG, h: int) -> list[list[Any]]:
-    """level[v][j] = "p(v) >= j" for j = 0..h; the ends are the constants true and false."""
+    """``level[v][j]`` = "p(v) >= j" for j = 0..h; the ends are the constants true and false."""
     true, false = z.BoolVal(True, ctx), z.BoolVal(False, ctx)
     return [[true] + [z.Bool(f"p{v}>={j}", ctx) for j in range(1, h)] + [false]
             for v in range(len(dag))]

@@ -1,4 +1,4 @@
-"""Z3 encoding of the red-blue pebble game over compute steps (THEORY.md section 1).
+"""Z3 encoding of the red-blue pebble game over compute steps (docs/theory.md §1).
 
 The state is kept once per *compute step*, not once per move: loads, stores and deletes between two
 computes are derived.  Step ``t`` (0 <= t < K) is a phase of deletes and loads that leaves the red

@@ -2,7 +2,7 @@
 
 The differential oracle for the Z3 search, and the horizon-free optimum for the recompute
 variant: the configuration graph is finite, so a shortest-path search over it covers schedules
-of every length.  Rules: THEORY.md section 1, exactly as ``ioverify.game.replay`` checks them.
+of every length.  Rules: docs/theory.md §1, exactly as ``ioverify.game.replay`` checks them.
 
 A state is a tuple of bitmasks ``(R, B, F)`` (red, blue, fresh: red vertices computed and not
 used since) and, for ``one-shot``, C (vertices computed so far), packed into one int.  Cost is

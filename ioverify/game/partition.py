@@ -1,4 +1,4 @@
-"""The S-partition checker (Hong & Kung, STOC 1981, section 3; THEORY.md section 2).
+"""The S-partition checker (Hong & Kung, STOC 1981, section 3; docs/theory.md §2).
 
 Part of the trusted base: pure Python, exact integers, no Z3.  A partition ``V_1 .. V_h`` of a DAG is
 an *S-partition* when

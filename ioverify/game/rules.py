@@ -1,4 +1,4 @@
-"""The red-blue pebble game of Hong and Kung, corrected rules (THEORY.md section 1).
+"""The red-blue pebble game of Hong and Kung, corrected rules (docs/theory.md §1).
 
 A configuration is (R, B): the vertices with a red pebble (fast memory) and a blue pebble (slow
 memory).  Start: blue on every input, no red.  Goal: blue on every output.
@@ -42,7 +42,7 @@ VERSION = 1
 
 @dataclass(frozen=True)
 class Variant:
-    """One variant of the game as data (THEORY.md section 1).  The moves, costs and capacity rule
+    """One variant of the game as data (docs/theory.md §1).  The moves, costs and capacity rule
     above are common to every registered variant; the fields say how a variant departs from them,
     and are what components dispatch on.
 

@@ -21,6 +21,7 @@ from ioverify.certificate.format import digest, read as read_certificate
 from ioverify.errors import InvalidFormat
 from ioverify.verdict import describe, from_json, merge
 from ioverify.report import plots as plotting
+from ioverify.report.links import theory_links
 
 # Where the certificates behind the shipped pages are committed, relative to the claim pages.
 COMMITTED = "certificates"
@@ -118,7 +119,7 @@ def _parts_table(cr: ClaimResult) -> list[str]:
     lines = ["## What is checked", "", "| part | status | obligations |", "|---|---|---|"]
     for part, results, status in part_results(cr):
         reading = f" *Read on ioverify's model as: {part.reading}*" if part.reading else ""
-        lines.append(f"| {part.statement}{reading} | {_part_status(status)} | "
+        lines.append(f"| {_linked(part.statement + reading)} | {_part_status(status)} | "
                      f"{len(results) or '-'} |")
     return lines + [""]
 
@@ -133,15 +134,20 @@ def _headline(cr: ClaimResult) -> str:
             f"obligation(s){_vacuous_count(cr)}; {checked})")
 
 
+def _linked(text: str) -> str:
+    """Citations of the theory page as links (claim pages sit one folder below the docs)."""
+    return theory_links(text, base="../")
+
+
 def claim_page(cr: ClaimResult) -> str:
     c = cr.claim
     lines = [
         f"# {c.title}", "",
         _headline(cr), "",
-        f"> {c.statement}", "",
+        f"> {_linked(c.statement)}", "",
         "| | |", "|---|---|",
         f"| claim id | `{c.id}` |",
-        f"| source | {c.source} |",
+        f"| source | {_linked(c.source)} |",
         f"| firmness | {c.firmness} |",
         f"| game variant | {c.variant} |",
         f"| bounds | {', '.join(f'`{b}`' for b in c.bounds) or '-'} |",
@@ -149,7 +155,7 @@ def claim_page(cr: ClaimResult) -> str:
         f"| checks | {', '.join(c.checks)} |", "",
     ]
     if c.notes:
-        lines += [c.notes.strip(), ""]
+        lines += [_linked(c.notes.strip()), ""]
     lines += _parts_table(cr)
     lines += ["## Grid checked", "",
               "| instance | check | verdict | value | evidence |",
@@ -170,6 +176,12 @@ IMAGE_CAPTIONS = {
                        "bound and the Θ shape.",
     "optima.png": "Exact optima on the small instances against the lower bounds claimed there.",
 }
+
+
+def _alt(name: str) -> str:
+    """The image's alt text: what the plot shows, else its caption, else its name."""
+    text = plotting.alt_text(name) or IMAGE_CAPTIONS.get(name) or name
+    return text.replace("[", "(").replace("]", ")")
 
 
 def _plot_order(name: str) -> tuple:
@@ -200,7 +212,7 @@ def index_page(claim_results: list[ClaimResult], images: list[str] = ()) -> str:
     if images:
         lines += ["", "## Plots", ""]
         for name in images:
-            lines += [f"![{name}](img/{name})", "", IMAGE_CAPTIONS.get(name, ""), ""]
+            lines += [f"![{_alt(name)}](img/{name})", "", IMAGE_CAPTIONS.get(name, ""), ""]
     return "\n".join(lines) + "\n"
 
 
@@ -260,11 +272,11 @@ def findings_page(claim_results: list[ClaimResult]) -> str:
                 continue
             found += 1
             lines += [f"## {cr.claim.title}: {STATUS_WORDS[status]}", "",
-                      f"> {part.statement}", "",
+                      f"> {_linked(part.statement)}", "",
                       f"Claim [`{cr.claim.id}`]({page_name(cr.claim)}), firmness "
-                      f"{cr.claim.firmness}; source: {cr.claim.source}.", ""]
+                      f"{cr.claim.firmness}; source: {_linked(cr.claim.source)}.", ""]
             if part.reading:
-                lines += [f"Read on ioverify's model as: {part.reading}", ""]
+                lines += [f"Read on ioverify's model as: {_linked(part.reading)}", ""]
             lines += [f"- `{r.obligation.id}`: {describe(r.verdict)}" for r in results
                       if r.verdict.status in ("refuted", "contradicted")]
             lines.append("")

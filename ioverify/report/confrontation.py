@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ioverify.bounds.confront import (Bound, Row, confront, explicit_lower_bounds, reference_optima,
                                       searched_optima)
+from ioverify.report.links import theory_links
 
 
 def render(*, search: bool = True, seconds: float | None = None) -> str:
@@ -34,7 +35,7 @@ def render_markdown(rows: list[Row]) -> str:
     for row in rows:
         o = row.optimum
         lines.append(f"| `{row.bound}` | {row.firmness} | {o.instance} | {o.io} | {row.value} "
-                     f"| {row.status} | {row.note} | {o.provenance} |")
+                     f"| {row.status} | {row.note} | {theory_links(o.provenance)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -65,7 +66,7 @@ def render_facts(results) -> str:
         below = r.data.get("below", {})
         where = ", ".join(f"{k}={v}" for k, v in below.get("counterexample", {}).items())
         fails = f"{below['C']}: {where or below.get('status')}" if below else ""
-        extra = f" (THEORY form - kernel = {r.data['difference']})" if "difference" in r.data \
+        extra = f" (theory form - kernel = {r.data['difference']})" if "difference" in r.data \
             else ""
         lines.append(f"| `{r.id}`{extra} | {r.status} | {r.data.get('C', '')} | {fails} | "
                      f"{r.method} |")

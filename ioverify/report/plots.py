@@ -13,6 +13,15 @@ from ioverify.errors import IOVerifyError
 FORWARD = ("attention-standard", "flash-forward-v1", "flash-forward-v2", "square-tiling-forward")
 BACKWARD = ("flash-backward-v1", "flash-backward-v2", "square-tiling-backward")
 SIZES = {"n": 128, "d": 16}
+# file -> (title, kernels, explicit lower bounds, Theta record drawn as a shape)
+KERNEL_PLOTS = {
+    "forward-io.png": ("Attention forward kernels", FORWARD,
+                       ("attention-forward-explicit-large", "attention-forward-explicit-small"),
+                       "saha-ye-thm3.1"),
+    "backward-io.png": ("Attention backward kernels", BACKWARD, ("attention-backward-explicit",),
+                        "attention-backward-v2"),
+}
+OPTIMA_PLOT = "optima.png"
 
 
 def available() -> bool:
@@ -158,12 +167,26 @@ def optima_plot(path: Path, claim_results) -> Path | None:
 
 def write_all(folder: Path, claim_results) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    written = [
-        kernel_plot(folder / "forward-io.png", FORWARD,
-                    ("attention-forward-explicit-large", "attention-forward-explicit-small"),
-                    "Attention forward kernels", theta="saha-ye-thm3.1"),
-        kernel_plot(folder / "backward-io.png", BACKWARD, ("attention-backward-explicit",),
-                    "Attention backward kernels", theta="attention-backward-v2"),
-    ]
-    optima = optima_plot(folder / "optima.png", claim_results)
+    written = [kernel_plot(folder / name, kernels, bounds, title, theta=theta)
+               for name, (title, kernels, bounds, theta) in KERNEL_PLOTS.items()]
+    optima = optima_plot(folder / OPTIMA_PLOT, claim_results)
     return written + ([optima] if optima else [])
+
+
+def alt_text(name: str) -> str | None:
+    """What the plot ``name`` shows, for readers who cannot see it (the image's alt text);
+    None for a file this module does not draw."""
+    if name == OPTIMA_PLOT:
+        return ("Horizontal bar chart with one bar per small instance (pyramid, binary tree, "
+                "2x2x2 matmul and tiny attention DAGs at several M): each bar's length is the "
+                "proved exact optimum in words moved, and markers on the bar are the lower "
+                "bounds verified on that instance (Hong-Kung partition bound, matmul and "
+                "attention bounds); every marker lies within its bar, since each bound holds")
+    if name not in KERNEL_PLOTS:
+        return None
+    title, kernels, bounds, theta = KERNEL_PLOTS[name]
+    return (f"Log-log line plot of words moved (loads plus stores) against fast memory M from "
+            f"2d to nd words, {title.lower()} at n = {SIZES['n']}, d = {SIZES['d']}: a solid "
+            f"line of points per traced kernel ({', '.join(kernels)}), a dashed line per "
+            f"explicit lower bound ({', '.join(bounds)}), a dotted line for the Theta shape of "
+            f"{theta} with constant 1, and a vertical dotted line at the crossover M = d²")

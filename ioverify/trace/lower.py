@@ -1,5 +1,5 @@
 """Lower a kernel trace to the scalar DAG it induces and a red-blue pebble-game schedule
-(THEORY.md section 1), for small sizes.  This ties the kernels to the game and its lower bounds:
+(docs/theory.md §1), for small sizes.  This ties the kernels to the game and its lower bounds:
 ``ioverify.game.replay`` must accept the schedule with the same M and the same I/O.
 
 One input vertex per word of an input array; one vertex per scalar value an op computes, in

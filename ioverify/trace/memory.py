@@ -1,4 +1,4 @@
-"""A traced two-level memory of M words (THEORY.md sections 1 and 6).
+"""A traced two-level memory of M words (docs/theory.md §1 and §6).
 
 Slow memory holds named arrays: inputs (given), outputs and intermediates (created empty with a
 declared shape).  Fast memory holds tiles.  A kernel gets handles only (``SlowArray``, ``Tile``):

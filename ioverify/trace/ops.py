@@ -7,7 +7,7 @@ memory (there is no constant, fill or scalar argument): the only way data enters
 Each operation has, per output element, a *chain* of scalar vertices in the pebble game (one
 vertex for an elementwise op, k for a length-k dot product, q - 1 for a sum of q terms);
 ``scratch`` is the number of words the pebble game needs on top of the live tiles while the op
-runs ("counting the pebble being placed", THEORY.md section 1):
+runs ("counting the pebble being placed", docs/theory.md §1):
 
 - 1 if the op consumes the old value of its output in place (``accumulate`` or an output that
   aliases an input): the new value is placed while the old one is still red;
