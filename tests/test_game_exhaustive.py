@@ -78,6 +78,15 @@ def test_budgets_give_incomplete_results():
     assert not result.complete and result.optimum is None and "deadline" in result.reason
 
 
+def test_a_passed_deadline_stops_a_large_search_at_once():
+    """Pyramid height 40 (861 vertices): one expansion takes a tenth of a second, so the clock
+    is read at every expansion and within one; and a passed deadline leaves no symmetry."""
+    result = exhaustive_optimum(pyramid(40), 4, deadline=time.monotonic() - 1.0)
+    assert not result.complete and "deadline" in result.reason and result.states == 1
+    assert exhaustive._Symmetry(matmul(2, 2, 2), 3, time.monotonic() - 1.0).group == []
+    assert len(exhaustive._Symmetry(matmul(2, 2, 2), 3).group) == 15  # all but the identity
+
+
 def test_no_outputs_costs_nothing():
     result = exhaustive_optimum(DAG.from_edges(["a", "b"], []), 1)
     assert result.optimum == 0 and len(result.schedule) == 0
