@@ -134,6 +134,9 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     why = infeasibility(dag, memory)
     if why is not None:
         return SearchResult(None, None, True, 0, time.monotonic() - start, f"infeasible: {why}")
+    if deadline is not None and time.monotonic() > deadline:  # building a search takes time
+        return SearchResult(None, None, False, 0, time.monotonic() - start,
+                            "deadline reached before the search started")
     search = _Search(dag, memory, rules, deadline)
     found, states, stop, level = search.run(below, max_states, deadline)
     seconds = time.monotonic() - start
@@ -275,6 +278,8 @@ class _Search:
         goal popped (N7) is optimal: every state left in the queue has f = g + h >= its f, and
         h is exact at a goal.  A run stopped early has proved the f it reached."""
         n, full = self.n, self.full
+        if deadline is not None and time.monotonic() > deadline:  # h0 costs 1.5 s on 10^5 vertices
+            return None, 0, "deadline reached", None
         h0 = self.heuristic(0, self.input_mask, 0)
         limit = INFINITY if below is None else below
         if h0 >= limit:
