@@ -119,17 +119,26 @@ def _steps(enc: Encoding, start: int = 0, stop: int | None = None):
         yield t
 
 
+def _checked(enc: Encoding, vertices):
+    """``vertices``, with a look at the clock every 1,024 of them: one step declares five
+    Booleans per vertex, seconds for a DAG of 10^5 vertices."""
+    for i, v in enumerate(vertices):
+        if i % 1024 == 1023:
+            check_deadline(enc)
+        yield v
+
+
 def _declare(enc: Encoding) -> None:
     z, ctx, K = z3(), enc.ctx, enc.steps
     for t in _steps(enc):
-        for v in enc.computable:
+        for v in _checked(enc, enc.computable):
             enc.x[t, v] = z.Bool(f"x_{t}_{v}", ctx)
-        for u in enc.vertices:
+        for u in _checked(enc, enc.vertices):
             enc.red[t, u] = z.Bool(f"r_{t}_{u}", ctx)
             enc.load[t, u] = z.Bool(f"l_{t}_{u}", ctx)
         enc.store[t] = z.Bool(f"s_{t}", ctx)
     for t in _steps(enc, 0, K + 1):
-        for u in enc.computable:
+        for u in _checked(enc, enc.computable):
             enc.blue[t, u] = z.Bool(f"b_{t}_{u}", ctx)
             if enc.variant.at_most_once:
                 enc.done[t, u] = z.Bool(f"d_{t}_{u}", ctx)

@@ -142,8 +142,8 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     seconds = time.monotonic() - start
     if found is None:
         if stop:
-            return SearchResult(None, None, False, states, seconds,
-                                f"{stop} (no schedule below {level})", level)
+            below_level = "" if level is None else f" (no schedule below {level})"
+            return SearchResult(None, None, False, states, seconds, stop + below_level, level)
         limit = f"with I/O < {below}" if below is not None else "at all"
         return SearchResult(None, None, True, states, seconds,
                             f"exhaustive: no complete {variant} schedule {limit} with M = {memory}",
