@@ -248,6 +248,8 @@ def test_a_passed_deadline_gives_unknown_with_a_checked_witness():
     assert not result.exact and result.upper == len(dag) and "time limit" in result.stopped
     verdict = partition_bound(dag, 4, timeout=1e-6)
     assert isinstance(verdict, Unknown) and verdict.lower_bound == 4 * (result.lower - 1)
+    used_up = search_partition(dag, 8, timeout=5.0, started=time.monotonic() - 10.0)
+    assert not used_up.exact and "time limit" in used_up.stopped  # the CLI counts from its start
 
 
 def test_a_proof_records_the_budget_it_ran_under():

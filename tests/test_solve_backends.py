@@ -87,3 +87,12 @@ def test_a_short_timeout_bounds_a_large_search():
     verdict = search.pebble(dag, 4, timeout=1e-6)
     assert isinstance(verdict, Unknown) and verdict.lower_bound == 42
     assert time.monotonic() - start < 60  # generous: a hang, not a slow machine, fails this
+
+
+def test_the_timeout_counts_from_the_start_given():
+    """The CLI passes the time it started, so that reading the DAG counts against --timeout:
+    a timeout already used up answers unknown at once, whatever the search would find."""
+    dag = pyramid(40)
+    verdict = search.pebble(dag, 4, timeout=5.0, started=time.monotonic() - 10.0)
+    assert isinstance(verdict, Unknown) and verdict.lower_bound == 42
+    assert "timeout" in verdict.reason

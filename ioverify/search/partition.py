@@ -75,9 +75,10 @@ def _part_fits(dag: DAG, S: int, part: list[int]) -> bool:
 
 
 def search_partition(dag: DAG, S: int, *, timeout: float | None = None, seed: int = 0,
-                     rlimit: int | None = None) -> PartitionSearch:
-    """Bracket P(S) as tightly as the budget allows (see the module docstring)."""
-    start = time.monotonic()
+                     rlimit: int | None = None, started: float | None = None) -> PartitionSearch:
+    """Bracket P(S) as tightly as the budget allows (see the module docstring).  ``started``:
+    the ``time.monotonic()`` value the timeout counts from (default: now)."""
+    start = time.monotonic() if started is None else started
     deadline = None if timeout is None else start + timeout
     witness = recheck(dag, S, greedy_partition(dag, S, deadline))
     lower = counting_lower_bound(dag, S)

@@ -258,7 +258,7 @@ METHODS = ("auto", "exhaustive", "z3")
 def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
            claim_lower_bound: int | None = None, timeout: float | None = None, seed: int = 0,
            progress: Progress | None = None, method: str = "auto", rlimit: int | None = None,
-           max_states: int | None = None) -> Verdict:
+           max_states: int | None = None, started: float | None = None) -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
     every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
 
@@ -267,13 +267,15 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     ``exhaustive`` (the exhaustive search only, all the time and up to
     EXHAUSTIVE_ONLY_MAX_STATES configurations).  The work budget (module docstring, 5):
     ``rlimit`` per solver call, ``max_states`` for the exhaustive search (default
-    EXHAUSTIVE_MAX_STATES, or EXHAUSTIVE_ONLY_MAX_STATES for method exhaustive)."""
+    EXHAUSTIVE_MAX_STATES, or EXHAUSTIVE_ONLY_MAX_STATES for method exhaustive).  ``started``:
+    the ``time.monotonic()`` value the timeout counts from (default: now; the CLI passes its
+    own start, so that reading the DAG counts too)."""
     rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
                                     rlimit, max_states)
     why = infeasibility(dag, memory)
     if why is not None:
         return Infeasible(why, rules.name)
-    start = time.monotonic()
+    start = time.monotonic() if started is None else started
     greedy = checked(dag, greedy_schedule(dag, memory), memory, ONE_SHOT, None, "greedy")
     trivial = trivial_lower_bound(dag)
     st = _State(dag, memory, rules, seed, None if timeout is None else start + timeout,
