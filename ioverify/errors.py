@@ -93,6 +93,14 @@ class InternalError(IOVerifyError, AssertionError):
     exit_code = EXIT_INTERNAL
 
 
+class DeadlineReached(IOVerifyError, TimeoutError):
+    """A deadline passed while a search built something it needs (a symmetry group, an
+    encoding, its CNF): nothing was decided.  The searches catch it and answer unknown with the
+    bounds reached; a command that lets it through exits 3 like any unknown answer."""
+
+    exit_code = EXIT_UNKNOWN
+
+
 class UnsupportedVariant(InvalidArgument):
     """A game variant that is not registered, or that the component asked does not implement
     (each component names the variants it implements and refuses the others rather than play

@@ -78,6 +78,25 @@ def test_budgets_give_incomplete_results():
     assert not result.complete and result.optimum is None and "deadline" in result.reason
 
 
+def test_a_passed_deadline_stops_a_large_search_at_once():
+    """Pyramid height 40 (861 vertices): one expansion takes a tenth of a second, so the clock
+    is read before the search is built, at every expansion and within one; and a passed
+    deadline leaves no symmetry."""
+    dag, past = pyramid(40), time.monotonic() - 1.0
+    result = exhaustive_optimum(dag, 4, deadline=past)
+    assert not result.complete and "deadline" in result.reason and result.states == 0
+    one_shot = exhaustive.require_variant("one-shot", {"one-shot"}, "")
+    assert exhaustive._Search(dag, 4, one_shot).run(None, None, past)[2] == "deadline reached"
+    wide = exhaustive._Search(binary_tree(256), 3, one_shot)  # 128 successors of the start
+    start = wide.input_mask << wide.n
+    for deadline, states in ((None, 129), (past, exhaustive._CHECK_CLOCK_EVERY)):
+        info, queue = {start: (0, None, None, 0)}, exhaustive._Queue(exhaustive.INFINITY, 0)
+        wide._expand(start, info, set(), queue, deadline)
+        assert len(info) == states  # with a passed deadline, the first look at the clock stops it
+    assert exhaustive._Symmetry(matmul(2, 2, 2), 3, past).group == []
+    assert len(exhaustive._Symmetry(matmul(2, 2, 2), 3).group) == 15  # all but the identity
+
+
 def test_no_outputs_costs_nothing():
     result = exhaustive_optimum(DAG.from_edges(["a", "b"], []), 1)
     assert result.optimum == 0 and len(result.schedule) == 0

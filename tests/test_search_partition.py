@@ -12,7 +12,7 @@ from ioverify.cli import main
 from ioverify.dag import DAG, DAGBuilder, binary_tree, matmul, pyramid
 from ioverify.dag.jsonio import dag_to_json
 from ioverify.encode.partition import PartitionEncoding, encode_partition
-from ioverify.errors import InternalError, InvalidArgument
+from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.exhaustive import exhaustive_optimum
 from ioverify.search import partition as partition_search
 from ioverify.game.partition import check_partition
@@ -195,14 +195,14 @@ def test_matmul_inequalities_can_fail():
 def test_a_bad_solver_witness_raises(monkeypatch):
     dag = pyramid(3)  # counting gives P(2) >= 2; singletons force the Z3 search
     monkeypatch.setattr(partition_search, "greedy_partition",
-                        lambda dag, S: [[v] for v in range(len(dag))])
+                        lambda dag, S, deadline=None: [[v] for v in range(len(dag))])
     monkeypatch.setattr(PartitionEncoding, "decode", lambda self: [list(range(len(dag)))])
     with pytest.raises(InternalError, match="fails the checker"):
         search_partition(dag, 2)
 
 
 def test_a_bad_greedy_witness_raises(monkeypatch):
-    monkeypatch.setattr(partition_search, "greedy_partition", lambda dag, S: [[0]])
+    monkeypatch.setattr(partition_search, "greedy_partition", lambda dag, S, deadline=None: [[0]])
     with pytest.raises(InternalError, match="cover"):
         search_partition(pyramid(2), 2)
 
@@ -230,6 +230,26 @@ def test_work_limit_gives_unknown_with_the_proven_lower_end():
     assert "proves Q >= 3 * (3 - 1) = 6" in verdict.reason
     assert "work budget reached (rlimit 1000" in verdict.reason
     assert partition_bound(matmul(3, 3, 3), 3, rlimit=1000) == verdict  # the same, every time
+
+
+def test_a_passed_deadline_gives_unknown_with_a_checked_witness():
+    """A pyramid of 1,081 vertices answered after 78 s under a timeout of 10 s: the greedy
+    partition and the encoding had no deadline.  Past the deadline the greedy witness is one
+    vertex per part (re-checked: parts of at most S vertices are their own dominators) and the
+    encoding is not built."""
+    dag = pyramid(45)
+    past = time.monotonic() - 1.0
+    singletons = partition_search.greedy_partition(dag, 8, past)
+    assert singletons == [[v] for v in range(len(dag))]
+    assert check_partition(dag, 8, singletons).ok
+    with pytest.raises(DeadlineReached, match="partition encoding"):
+        encode_partition(dag, 8, 131, deadline=past)
+    result = search_partition(dag, 8, timeout=1e-6)
+    assert not result.exact and result.upper == len(dag) and "time limit" in result.stopped
+    verdict = partition_bound(dag, 4, timeout=1e-6)
+    assert isinstance(verdict, Unknown) and verdict.lower_bound == 4 * (result.lower - 1)
+    used_up = search_partition(dag, 8, timeout=5.0, started=time.monotonic() - 10.0)
+    assert not used_up.exact and "time limit" in used_up.stopped  # the CLI counts from its start
 
 
 def test_a_proof_records_the_budget_it_ran_under():

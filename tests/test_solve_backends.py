@@ -3,14 +3,16 @@ the SAT query's totalizer counts only up to the largest budget it was built for.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from ioverify.dag import pyramid
 from ioverify.encode import cnf, pebbling
-from ioverify.errors import InternalError
+from ioverify.errors import DeadlineReached, InternalError
 from ioverify.search import pebbling as search
 from ioverify.solve import backends
-from ioverify.verdict import Optimal
+from ioverify.verdict import Optimal, Unknown
 
 HARD = (pyramid(3), 3)
 
@@ -41,3 +43,56 @@ def test_sat_query_counts_only_up_to_its_bound():
 # matmul(2,2,2), M = 4, one-shot, Z3 encodings only: the proof needs a few million units of work
 # per solver call (measured: settled from rlimit 8e6 with Glucose, 12e6 with Z3 alone), so 1000
 # stops the first call.
+
+
+# --- deadlines: building an encoding, its CNF and the SAT solver stops once one passes -----------
+
+def test_a_passed_deadline_stops_every_build_step():
+    """A pyramid of height 40 (861 vertices) takes minutes and gigabytes to encode; with a
+    deadline already passed each step raises DeadlineReached before doing any of it."""
+    past = time.monotonic() - 1.0
+    with pytest.raises(DeadlineReached, match="building the pebbling encoding"):
+        pebbling.encode(pyramid(40), 4, "one-shot", 820, deadline=past)
+    enc = pebbling.encode(*HARD, "one-shot", 6)
+    with pytest.raises(DeadlineReached, match="CNF"):
+        cnf.to_cnf(enc.ctx, enc.constraints, past)
+    clauses, nvars, names = cnf.to_cnf(enc.ctx, enc.constraints)
+    with pytest.raises(DeadlineReached, match="SAT solver"):
+        backends.SatQuery(clauses, nvars, names, [str(c) for c in enc.cost], deadline=past)
+    fresh = pebbling.encode(*HARD, "one-shot", 6)  # a second conversion in one context differs
+    later = time.monotonic() + 3600.0
+    assert cnf.to_cnf(fresh.ctx, fresh.constraints, later) == (clauses, nvars, names)
+
+
+def test_a_deadline_passing_while_building_gives_unknown(monkeypatch):
+    """The search turns DeadlineReached from a build step into unknown with the bounds
+    reached (the greedy schedule and the trivial bound), for both routes."""
+    def too_late(*args, **kwargs):
+        raise DeadlineReached("timeout while building the pebbling encoding")
+
+    monkeypatch.setattr(pebbling, "encode", too_late)
+    for variant in ("one-shot", "recompute"):
+        verdict = search.pebble(pyramid(4), 3, variant=variant, method="z3")
+        assert isinstance(verdict, Unknown), verdict
+        assert "timeout while building the pebbling encoding" in verdict.reason
+        assert verdict.lower_bound <= verdict.upper_bound
+
+
+def test_a_short_timeout_bounds_a_large_search():
+    """Pyramid height 40 at M = 4 ran 300 s with 7.5 GB under --timeout 5: the encoding was
+    built with no deadline.  A timeout that has passed by the time the search starts now
+    answers unknown at once, with the greedy schedule's bracket."""
+    dag = pyramid(40)
+    start = time.monotonic()
+    verdict = search.pebble(dag, 4, timeout=1e-6)
+    assert isinstance(verdict, Unknown) and verdict.lower_bound == 42
+    assert time.monotonic() - start < 60  # generous: a hang, not a slow machine, fails this
+
+
+def test_the_timeout_counts_from_the_start_given():
+    """The CLI passes the time it started, so that reading the DAG counts against --timeout:
+    a timeout already used up answers unknown at once, whatever the search would find."""
+    dag = pyramid(40)
+    verdict = search.pebble(dag, 4, timeout=5.0, started=time.monotonic() - 10.0)
+    assert isinstance(verdict, Unknown) and verdict.lower_bound == 42
+    assert "timeout" in verdict.reason

@@ -21,7 +21,8 @@ def register(sub) -> None:
     p.add_argument("dag", help="an ioverify-dag JSON file")
     p.add_argument("--memory", "-M", type=positive_int, required=True, help="red pebbles (M)")
     p.add_argument("--timeout", type=positive_float, default=None, metavar="SECONDS",
-                   help="stop the search after this long and report the bounds reached")
+                   help="wall-clock limit on the whole command, reading the DAG included: "
+                        "then report the bounds reached")
     p.add_argument("--rlimit", type=positive_int, default=None, metavar="N",
                    help="work budget of each Z3 query, in Z3 resource units (reproducible "
                         "on any machine, unlike --timeout); if hit, only the bounds reached "
@@ -38,15 +39,15 @@ def _partition(args) -> int:
     from ioverify.search.partition import core_dag, search_partition, verdict_of
     from ioverify.verdict import Infeasible
 
+    start = time.monotonic()  # --timeout bounds the whole command, reading the DAG included
     dag = read_dag(args.dag)
-    start = time.monotonic()
     why = infeasibility(dag, args.memory)
     if why is not None:
         return _report(args, Infeasible(why), None, dag, time.monotonic() - start)
     core = core_dag(dag)  # the vertices with an output downstream: see core_dag
     left_out = sorted(set(dag.names) - set(core.names))
     result = search_partition(core, 2 * args.memory, timeout=args.timeout, seed=args.seed,
-                              rlimit=args.rlimit)
+                              rlimit=args.rlimit, started=start)
     verdict = verdict_of(core, args.memory, result, left_out)
     return _report(args, verdict, result, core, time.monotonic() - start, parts_to_names,
                    left_out)

@@ -21,12 +21,13 @@ satisfies them (completeness).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ioverify._check import integer
 from ioverify.dag.model import DAG
-from ioverify.errors import InvalidArgument
+from ioverify.errors import DeadlineReached, InvalidArgument
 from ioverify.solve.query import Query
 
 
@@ -79,27 +80,39 @@ class PartitionEncoding:
 
 
 def encode_partition(dag: DAG, S: int, h: int, *, seed: int = 0, rlimit: int | None = None,
-                     timeout_ms: int | None = None) -> PartitionEncoding:
-    """Build the query: the four conditions of an S-partition with at most ``h`` parts."""
+                     timeout_ms: int | None = None,
+                     deadline: float | None = None) -> PartitionEncoding:
+    """Build the query: the four conditions of an S-partition with at most ``h`` parts.
+    ``deadline`` (a ``time.monotonic()`` value): the clock is read before every constraint,
+    and ``DeadlineReached`` raised once it has passed (on a pyramid of 1,081 vertices, with
+    h = 131, the build takes over a minute)."""
     integer("S", S, 1)
     integer("h", h, 1)
     # QF_FD: Z3's SAT core with native cardinality constraints (much faster here than the default).
     query = Query(seed=seed, rlimit=rlimit, timeout_ms=timeout_ms, logic="QF_FD")
     z, ctx = query_z3(), query.ctx
-    level = part_index_variables(z, ctx, dag, h)
-    add = query.solver.add
-    for constraint in disjoint_cover(z, dag, level, h):
-        add(constraint)
-    for constraint in no_cyclic_dependence(z, dag, level, h):
-        add(constraint)
+    level = part_index_variables(z, ctx, _in_time(range(len(dag)), deadline), h)
+
+    def add(constraints) -> None:
+        for constraint in _in_time(constraints, deadline):
+            query.solver.add(constraint)
+
+    add(disjoint_cover(z, dag, level, h))
+    add(no_cyclic_dependence(z, dag, level, h))
     for j in range(h):
-        for constraint in dominator_of_part(z, ctx, dag, level, j, S):
-            add(constraint)
-        for constraint in minimum_set_of_part(z, ctx, dag, level, j, S):
-            add(constraint)
-    for constraint in parts_numbered_without_gaps(z, dag, level, h):
-        add(constraint)
+        add(dominator_of_part(z, ctx, dag, level, j, S))
+        add(minimum_set_of_part(z, ctx, dag, level, j, S))
+    add(parts_numbered_without_gaps(z, dag, level, h))
     return PartitionEncoding(dag, S, h, query, level)
+
+
+def _in_time(items, deadline: float | None):
+    """``items``, with a look at the clock before each: ``DeadlineReached`` once ``deadline``
+    (a ``time.monotonic()`` value, None for none) has passed."""
+    for item in items:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise DeadlineReached("timeout while building the partition encoding")
+        yield item
 
 
 def query_z3():
@@ -108,11 +121,12 @@ def query_z3():
     return z3()
 
 
-def part_index_variables(z, ctx, dag: DAG, h: int) -> list[list[Any]]:
-    """``level[v][j]`` = "p(v) >= j" for j = 0..h; the ends are the constants true and false."""
+def part_index_variables(z, ctx, vertices, h: int) -> list[list[Any]]:
+    """level[v][j] = "p(v) >= j" for j = 0..h, for v in ``vertices`` (0, 1, ...); the ends
+    are the constants true and false."""
     true, false = z.BoolVal(True, ctx), z.BoolVal(False, ctx)
     return [[true] + [z.Bool(f"p{v}>={j}", ctx) for j in range(1, h)] + [false]
-            for v in range(len(dag))]
+            for v in vertices]
 
 
 def member(z, level, v: int, j: int):
@@ -120,14 +134,17 @@ def member(z, level, v: int, j: int):
     return z.And(level[v][j], z.Not(level[v][j + 1]))
 
 
+# The conditions are generators: the builder reads the clock between two constraints.
+
 # Condition 1 (disjoint cover): every vertex has exactly one part index p(v) in 0..h-1.
 def disjoint_cover(z, dag: DAG, level, h: int):
-    return [z.Implies(level[v][j + 1], level[v][j]) for v in range(len(dag)) for j in range(1, h - 1)]
+    return (z.Implies(level[v][j + 1], level[v][j])
+            for v in range(len(dag)) for j in range(1, h - 1))
 
 
 # Condition 4 (no cyclic dependence): parts numbered topologically, every edge u->v has p(u) <= p(v).
 def no_cyclic_dependence(z, dag: DAG, level, h: int):
-    return [z.Implies(level[u][j], level[v][j]) for u, v in dag.edges() for j in range(1, h)]
+    return (z.Implies(level[u][j], level[v][j]) for u, v in dag.edges() for j in range(1, h))
 
 
 # Condition 2 (dominator): a set D_j of <= S vertices meets every input-to-part-j path (length 0 too).
@@ -158,5 +175,9 @@ def minimum_set_of_part(z, ctx, dag: DAG, level, j: int, S: int):
 # Symmetry breaking, not a condition: a part is empty only if every later part is (dropping empty
 # parts and renumbering keeps all four conditions, so no S-partition is lost).
 def parts_numbered_without_gaps(z, dag: DAG, level, h: int):
-    nonempty = [z.Or(*[member(z, level, v, j) for v in range(len(dag))]) for j in range(h)]
-    return [z.Implies(nonempty[j + 1], nonempty[j]) for j in range(h - 1)]
+    before = None
+    for j in range(h):
+        nonempty = z.Or(*[member(z, level, v, j) for v in range(len(dag))])
+        if before is not None:
+            yield z.Implies(nonempty, before)
+        before = nonempty

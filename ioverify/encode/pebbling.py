@@ -19,9 +19,11 @@ through ``ioverify.solve.query``; the schedule decoded from a model is replayed 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from ioverify.dag.model import DAG
+from ioverify.errors import DeadlineReached
 from ioverify.game.rules import Schedule, Variant, require_variant
 from ioverify.solve.query import Query, z3
 
@@ -49,6 +51,7 @@ class Encoding:
     later: dict = field(default_factory=dict)  # (t, v) -> v computed at step t or after (recompute)
     cost: list = field(default_factory=list)  # one Boolean per unit of I/O
     constraints: list = field(default_factory=list)  # everything added to the solver
+    deadline: float | None = None  # a time.monotonic() value that bounds the build
 
     @property
     def ctx(self):
@@ -57,18 +60,22 @@ class Encoding:
 
 def encode(dag: DAG, memory: int, variant: str | Variant, steps: int, *, seed: int = 0,
            rlimit: int | None = None, timeout_ms: int | None = None, symmetry=None,
-           max_computes=None) -> Encoding:
+           max_computes=None, deadline: float | None = None) -> Encoding:
     """All rules of ``variant`` (a name or a ``Variant``) for ``steps`` compute steps; the I/O
     budget is added by the caller with ``limit_io``.  ``rlimit``: Z3's work budget per solver
     call (``ioverify.solve.query.Query``).  ``symmetry`` (optional) is a pair (first, second) of orbit
     representatives for the first two computes (see ``symmetry_first_computes``);
     ``max_computes`` (optional, recompute) caps the computes of each vertex (a normal form the
-    caller proved, ``ioverify.game.lemmas.compute_demands``)."""
+    caller proved, ``ioverify.game.lemmas.compute_demands``).  ``deadline`` (a
+    ``time.monotonic()`` value): the build looks at the clock once per compute step of each
+    rule and raises ``DeadlineReached`` once it has passed (the encoding of a DAG of a
+    thousand vertices takes minutes and gigabytes to build)."""
     rules = require_variant(variant, IMPLEMENTED, "the Z3 pebbling encoding")
     vertices = dag.useful
     computable = tuple(v for v in vertices if not dag.is_input[v])
     enc = Encoding(dag, memory, rules, steps, vertices, computable,
-                   Query(seed=seed, rlimit=rlimit, timeout_ms=timeout_ms, logic="QF_FD"))
+                   Query(seed=seed, rlimit=rlimit, timeout_ms=timeout_ms, logic="QF_FD"),
+                   deadline=deadline)
     _declare(enc)
     s = _Recorder(enc)
     for rule in GAME_RULES + (AT_MOST_ONCE_RULES if rules.at_most_once else RECOMPUTE_RULES):
@@ -82,27 +89,56 @@ def encode(dag: DAG, memory: int, variant: str | Variant, steps: int, *, seed: i
 
 
 class _Recorder:
-    """Adds constraints to the solver and keeps them (for export to other SAT back ends)."""
+    """Adds constraints to the solver and keeps them (for export to other SAT back ends), in
+    chunks with a look at the clock between them."""
+
+    CHUNK = 10_000
 
     def __init__(self, enc: Encoding):
         self.enc = enc
 
     def add(self, *constraints) -> None:
         self.enc.constraints.extend(constraints)
-        self.enc.query.solver.add(*constraints)
+        for i in range(0, len(constraints), self.CHUNK):
+            check_deadline(self.enc)
+            self.enc.query.solver.add(*constraints[i:i + self.CHUNK])
+
+
+def check_deadline(enc: Encoding) -> None:
+    """Raise ``DeadlineReached`` if the deadline of the build has passed."""
+    if enc.deadline is not None and time.monotonic() >= enc.deadline:
+        raise DeadlineReached("timeout while building the pebbling encoding")
+
+
+def _steps(enc: Encoding, start: int = 0, stop: int | None = None):
+    """``range(start, stop)`` over compute steps (``stop`` defaults to ``enc.steps``), with a
+    look at the clock before each: every rule iterates over steps, so no rule outlives the
+    deadline by more than one step's worth of constraints."""
+    for t in range(start, enc.steps if stop is None else stop):
+        check_deadline(enc)
+        yield t
+
+
+def _checked(enc: Encoding, vertices):
+    """``vertices``, with a look at the clock every 1,024 of them: one step declares five
+    Booleans per vertex, seconds for a DAG of 10^5 vertices."""
+    for i, v in enumerate(vertices):
+        if i % 1024 == 1023:
+            check_deadline(enc)
+        yield v
 
 
 def _declare(enc: Encoding) -> None:
     z, ctx, K = z3(), enc.ctx, enc.steps
-    for t in range(K):
-        for v in enc.computable:
+    for t in _steps(enc):
+        for v in _checked(enc, enc.computable):
             enc.x[t, v] = z.Bool(f"x_{t}_{v}", ctx)
-        for u in enc.vertices:
+        for u in _checked(enc, enc.vertices):
             enc.red[t, u] = z.Bool(f"r_{t}_{u}", ctx)
             enc.load[t, u] = z.Bool(f"l_{t}_{u}", ctx)
         enc.store[t] = z.Bool(f"s_{t}", ctx)
-    for t in range(K + 1):
-        for u in enc.computable:
+    for t in _steps(enc, 0, K + 1):
+        for u in _checked(enc, enc.computable):
             enc.blue[t, u] = z.Bool(f"b_{t}_{u}", ctx)
             if enc.variant.at_most_once:
                 enc.done[t, u] = z.Bool(f"d_{t}_{u}", ctx)
@@ -115,15 +151,15 @@ def _declare(enc: Encoding) -> None:
 def compute_at_most_one_per_step(enc: Encoding) -> list:
     # Rule: moves are sequential; a compute step computes at most one vertex.
     z = z3()
-    return [z.AtMost(*[enc.x[t, v] for v in enc.computable], 1) for t in range(enc.steps)]
+    return [z.AtMost(*[enc.x[t, v] for v in enc.computable], 1) for t in _steps(enc)]
 
 
 def one_shot_every_vertex_once(enc: Encoding) -> list:
     # Rule (one-shot variant): every needed non-input vertex is computed exactly once, and with
     # K = |computable| steps every step computes one.
     z = z3()
-    out = [z.PbEq([(enc.x[t, v], 1) for t in range(enc.steps)], 1) for v in enc.computable]
-    out += [z.Or(*[enc.x[t, v] for v in enc.computable]) for t in range(enc.steps)]
+    out = [z.PbEq([(enc.x[t, v], 1) for t in _steps(enc)], 1) for v in enc.computable]
+    out += [z.Or(*[enc.x[t, v] for v in enc.computable]) for t in _steps(enc)]
     return out
 
 
@@ -131,21 +167,21 @@ def compute_needs_predecessors(enc: Encoding) -> list:
     # Rule "compute v": every predecessor of v holds a red pebble.
     z = z3()
     return [z.Implies(enc.x[t, v], enc.red[t, p])
-            for t in range(enc.steps) for v in enc.computable for p in enc.dag.preds[v]]
+            for t in _steps(enc) for v in enc.computable for p in enc.dag.preds[v]]
 
 
 def compute_needs_no_red(enc: Encoding) -> list:
     # Rule "compute v": v has no red pebble (a compute that changes nothing is illegal).
     z = z3()
     return [z.Implies(enc.x[t, v], z.Not(enc.red[t, v]))
-            for t in range(enc.steps) for v in enc.computable]
+            for t in _steps(enc) for v in enc.computable]
 
 
 def capacity(enc: Encoding) -> list:
     # Rule |R| <= M, counting the pebble being placed by the compute.
     z = z3()
     out = []
-    for t in range(enc.steps):
+    for t in _steps(enc):
         terms = [(enc.red[t, u], 1) for u in enc.vertices]
         terms += [(enc.x[t, v], 1) for v in enc.computable]
         out.append(z.PbLe(terms, enc.memory))
@@ -157,7 +193,7 @@ def red_needs_a_source(enc: Encoding) -> list:
     # compute, or is loaded in this phase (cost 1).
     z = z3()
     out = []
-    for t in range(enc.steps):
+    for t in _steps(enc):
         for u in enc.vertices:
             sources = [enc.load[t, u]]
             if t > 0:
@@ -172,7 +208,7 @@ def load_needs_blue(enc: Encoding) -> list:
     # Rule "load v": v has a blue pebble (inputs always do).
     z = z3()
     return [z.Implies(enc.load[t, u], enc.blue[t, u])
-            for t in range(enc.steps) for u in enc.computable]
+            for t in _steps(enc) for u in enc.computable]
 
 
 def blue_needs_a_store(enc: Encoding) -> list:
@@ -180,7 +216,7 @@ def blue_needs_a_store(enc: Encoding) -> list:
     # right after the compute is never worse; see the module docstring).
     z = z3()
     out = [z.Not(enc.blue[0, u]) for u in enc.computable]
-    for t in range(1, enc.steps + 1):
+    for t in _steps(enc, 1, enc.steps + 1):
         for u in enc.computable:
             stored_now = z.And(enc.x[t - 1, u], enc.store[t - 1])
             out.append(z.Implies(enc.blue[t, u], z.Or(enc.blue[t - 1, u], stored_now)))
@@ -197,7 +233,7 @@ def load_only_what_is_missing(enc: Encoding) -> list:
     # (a load of a red vertex is illegal, and a load whose pebble is not kept is useless).
     z = z3()
     out = []
-    for t in range(enc.steps):
+    for t in _steps(enc):
         for u in enc.vertices:
             out.append(z.Implies(enc.load[t, u], enc.red[t, u]))
             if t > 0:
@@ -212,7 +248,7 @@ def load_just_in_time(enc: Encoding) -> list:
     # (postponing a load only lowers the red count in between; blue pebbles are never removed).
     z = z3()
     dag, out = enc.dag, []
-    for t in range(enc.steps):
+    for t in _steps(enc):
         for u in enc.vertices:
             users = [enc.x[t, s] for s in dag.succs[u] if (t, s) in enc.x]
             out.append(z.Implies(enc.load[t, u], z.Or(*users)) if users
@@ -226,7 +262,7 @@ def delete_only_after_use(enc: Encoding) -> list:
     # earlier), and a computed vertex stays red into the next phase unless it is stored at once.
     z = z3()
     K, out = enc.steps, []
-    for t in range(K):
+    for t in _steps(enc):
         for u in enc.vertices:
             users = [enc.x[t, s] for s in enc.dag.succs[u] if (t, s) in enc.x]
             keep = [enc.red[t + 1, u]] if t + 1 < K else []
@@ -240,7 +276,7 @@ def delete_only_after_use(enc: Encoding) -> list:
 def every_input_loaded(enc: Encoding) -> list:
     # Implied (the trivial lower bound): every needed input is loaded at least once.
     z = z3()
-    return [z.Or(*[enc.load[t, u] for t in range(enc.steps)])
+    return [z.Or(*[enc.load[t, u] for t in _steps(enc)])
             for u in enc.vertices if enc.dag.is_input[u]]
 
 
@@ -250,11 +286,11 @@ def one_shot_red_only_while_needed(enc: Encoding) -> list:
     # computed before step t.
     z = z3()
     out = [z.Not(enc.done[0, v]) for v in enc.computable]
-    for t in range(enc.steps):
+    for t in _steps(enc):
         for v in enc.computable:
             out.append(enc.done[t + 1, v] == z.Or(enc.done[t, v], enc.x[t, v]))
     useful = set(enc.vertices)
-    for t in range(enc.steps):
+    for t in _steps(enc):
         for u in enc.vertices:
             later = [z.Not(enc.done[t, s]) for s in enc.dag.succs[u] if s in useful]
             out.append(z.Implies(enc.red[t, u], z.Or(*later)) if later
@@ -280,8 +316,8 @@ def recompute_idle_steps_last(enc: Encoding) -> list:
     # Normal form (recompute, K steps): a step without a compute only comes after the last
     # compute (two phases with no compute between them merge into one).
     z = z3()
-    busy = [z.Or(*[enc.x[t, v] for v in enc.computable]) for t in range(enc.steps)]
-    return [z.Implies(busy[t], busy[t - 1]) for t in range(1, enc.steps)]
+    busy = [z.Or(*[enc.x[t, v] for v in enc.computable]) for t in _steps(enc)]
+    return [z.Implies(busy[t], busy[t - 1]) for t in _steps(enc, 1)]
 
 
 def recompute_red_only_while_needed(enc: Encoding) -> list:
@@ -293,10 +329,10 @@ def recompute_red_only_while_needed(enc: Encoding) -> list:
     K, out = enc.steps, []
     for v in enc.computable:
         out.append(z.Not(enc.later[K, v]))
-        for t in range(K):
+        for t in _steps(enc):
             out.append(enc.later[t, v] == z.Or(enc.x[t, v], enc.later[t + 1, v]))
     useful = set(enc.vertices)
-    for t in range(K):
+    for t in _steps(enc):
         for u in enc.vertices:
             users = [enc.later[t, s] for s in enc.dag.succs[u] if s in useful]
             out.append(z.Implies(enc.red[t, u], z.Or(*users)) if users
@@ -310,20 +346,20 @@ def recompute_red_only_while_needed(enc: Encoding) -> list:
 def recompute_every_vertex_computed(enc: Encoding) -> list:
     # Implied (recompute): every needed non-input vertex is computed at least once.
     z = z3()
-    return [z.Or(*[enc.x[t, v] for t in range(enc.steps)]) for v in enc.computable]
+    return [z.Or(*[enc.x[t, v] for t in _steps(enc)]) for v in enc.computable]
 
 
 def recompute_at_most_demand(enc: Encoding, demand: dict) -> list:
     # Normal form (recompute, demand-count lemma): v is computed at most demand[v] times.
     z = z3()
-    return [z.AtMost(*[enc.x[t, v] for t in range(enc.steps)], demand[v])
+    return [z.AtMost(*[enc.x[t, v] for t in _steps(enc)], demand[v])
             for v in enc.computable if demand.get(v, enc.steps) < enc.steps]
 
 
 def one_shot_topological(enc: Encoding) -> list:
     # Implied (one-shot): a vertex is computed after every non-input predecessor.
     z = z3()
-    return [z.Implies(enc.x[t, v], enc.done[t, p]) for t in range(enc.steps)
+    return [z.Implies(enc.x[t, v], enc.done[t, p]) for t in _steps(enc)
             for v in enc.computable for p in enc.dag.preds[v] if (t, p) in enc.done]
 
 

@@ -84,8 +84,11 @@ from ioverify.dag import symmetry
 IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
 INFINITY = float("inf")
-_CHECK_CLOCK_EVERY = 128  # expansions; one can generate thousands of successors
-_WIDEN_AFTER = 32768  # expansions before the symmetry tables widen (a multiple of the above)
+# The clock is read at every expansion and every so many successors within one: on a DAG of
+# a thousand vertices one expansion takes a tenth of a second, and its heuristic values a
+# millisecond each.
+_CHECK_CLOCK_EVERY = 64  # successors
+_WIDEN_AFTER = 32768  # expansions before the symmetry tables widen
 _MEMO_MAX = 1 << 22  # heuristic values remembered (about 0.5 GiB); then the memo starts over
 
 
@@ -131,13 +134,16 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     why = infeasibility(dag, memory)
     if why is not None:
         return SearchResult(None, None, True, 0, time.monotonic() - start, f"infeasible: {why}")
-    search = _Search(dag, memory, rules)
+    if deadline is not None and time.monotonic() > deadline:  # building a search takes time
+        return SearchResult(None, None, False, 0, time.monotonic() - start,
+                            "deadline reached before the search started")
+    search = _Search(dag, memory, rules, deadline)
     found, states, stop, level = search.run(below, max_states, deadline)
     seconds = time.monotonic() - start
     if found is None:
         if stop:
-            return SearchResult(None, None, False, states, seconds,
-                                f"{stop} (no schedule below {level})", level)
+            below_level = "" if level is None else f" (no schedule below {level})"
+            return SearchResult(None, None, False, states, seconds, stop + below_level, level)
         limit = f"with I/O < {below}" if below is not None else "at all"
         return SearchResult(None, None, True, states, seconds,
                             f"exhaustive: no complete {variant} schedule {limit} with M = {memory}",
@@ -180,7 +186,7 @@ def _bits(mask: int):
 class _Search:
     """A* over normal-form configurations at block boundaries; module docstring: N1-N8."""
 
-    def __init__(self, dag: DAG, memory: int, variant: Variant):
+    def __init__(self, dag: DAG, memory: int, variant: Variant, deadline: float | None = None):
         self.n = n = len(dag)
         self.memory = memory
         self.at_most_once = variant.at_most_once  # C (computed) is part of the state
@@ -190,7 +196,7 @@ class _Search:
         useful = _useful_mask(dag)  # N1
         self.computable = [v for v in range(n) if not dag.is_input[v] and useful >> v & 1]
         self.full = (1 << n) - 1
-        self.symmetry = _Symmetry(dag, 4 if self.at_most_once else 3)  # N8
+        self.symmetry = _Symmetry(dag, 4 if self.at_most_once else 3, deadline)  # N8
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
 
     # --- the heuristic ---------------------------------------------------------------------
@@ -272,6 +278,8 @@ class _Search:
         goal popped (N7) is optimal: every state left in the queue has f = g + h >= its f, and
         h is exact at a goal.  A run stopped early has proved the f it reached."""
         n, full = self.n, self.full
+        if deadline is not None and time.monotonic() > deadline:  # h0 costs 1.5 s on 10^5 vertices
+            return None, 0, "deadline reached", None
         h0 = self.heuristic(0, self.input_mask, 0)
         limit = INFINITY if below is None else below
         if h0 >= limit:
@@ -288,26 +296,32 @@ class _Search:
             if key in closed:
                 continue
             closed.add(key)
-            if len(closed) % _CHECK_CLOCK_EVERY == 0:
-                if deadline is not None and time.monotonic() > deadline:
-                    return None, len(info), "deadline reached", queue.f
-                if len(closed) == _WIDEN_AFTER:
-                    self.symmetry.widen()
+            if deadline is not None and time.monotonic() > deadline:
+                return None, len(info), "deadline reached", queue.f
+            if len(closed) == _WIDEN_AFTER:
+                self.symmetry.widen()
             if self.output_mask & ~(key | key >> n) & full == 0:  # N7: a goal
                 return (queue.f, self._schedule(key, info)), len(info), "", queue.f
-            self._expand(key, info, closed, queue)
+            self._expand(key, info, closed, queue, deadline)
             if max_states is not None and len(info) > max_states:
                 return None, len(info), f"state budget of {max_states} states exhausted", queue.f
 
-    def _expand(self, key: int, info: dict, closed: set, queue: "_Queue") -> None:
-        """Push every block's successor whose g improves and whose f stays below the limit."""
+    def _expand(self, key: int, info: dict, closed: set, queue: "_Queue",
+                deadline: float | None = None) -> None:
+        """Push every block's successor whose g improves and whose f stays below the limit;
+        stop early once ``deadline`` has passed (the caller then stops: the f of the state
+        popped last is proved whether or not its expansion finished)."""
         n, full, heuristic, canonical = self.n, self.full, self.heuristic, self.symmetry.canonical
         red, blue = key & full, key >> n & full
         fresh, computed = key >> 2 * n & full, key >> 3 * n
         g = info[key][0]
         limit = queue.limit
         output_mask, memo = self.output_mask, self.memo
-        for cost, nred, nblue, nfresh, ncomp, block in self.blocks(red, blue, fresh, computed):
+        blocks = self.blocks(red, blue, fresh, computed)
+        for i, (cost, nred, nblue, nfresh, ncomp, block) in enumerate(blocks, 1):
+            if (deadline is not None and i % _CHECK_CLOCK_EVERY == 0
+                    and time.monotonic() > deadline):
+                return
             ng = g + cost
             if ng + (output_mask & ~nblue).bit_count() >= limit:  # h counts these stores
                 continue
@@ -443,16 +457,18 @@ class _Symmetry:
 
     MAX_GROUP = 64  # larger groups cost more per state than they save: then none is used
 
-    def __init__(self, dag: DAG, parts: int):
+    def __init__(self, dag: DAG, parts: int, deadline: float | None = None):
         self.n = n = len(dag)
         self.parts = parts
-        group = symmetry.checked_automorphisms(dag)
+        # Empty past MAX_GROUP or the deadline: a subset of the group would not give one
+        # canonical key per orbit, and the trivial group is always sound.
+        group = symmetry.checked_automorphisms(dag, self.MAX_GROUP, deadline)
         identity = tuple(range(n))
-        if len(group) > self.MAX_GROUP:
-            group = []  # a subset of the group would not give one canonical key per orbit
         self.group = [perm for perm in group if perm != identity]
         self.chunk = 8  # bits per table lookup; ``widen`` moves to 16 for long searches
-        self.narrow = [_byte_tables(perm, n * parts) for perm in self.group]
+        self.narrow = [_byte_tables(perm, n * parts, deadline) for perm in self.group]
+        if None in self.narrow:  # the deadline passed: no symmetry, as for a large group
+            self.group, self.narrow = [], []
         self.tables = self.narrow
 
     WIDE_TABLES = 24  # 16-bit tables built at most (each about 2.5 MB and 0.03 s to build)
@@ -501,12 +517,16 @@ def _wide_tables(low: list[list[int]]) -> list[list[int]]:
     return tables
 
 
-def _byte_tables(perm: tuple[int, ...], width: int) -> list[list[int]]:
+def _byte_tables(perm: tuple[int, ...], width: int,
+                 deadline: float | None = None) -> list[list[int]] | None:
     """Tables mapping each byte of a ``width``-bit key to the image of its bits, the key being
-    ``width // n`` masks of n = len(perm) bits, each permuted by ``perm``."""
+    ``width // n`` masks of n = len(perm) bits, each permuted by ``perm``; None if ``deadline``
+    passes first (a DAG of 10^5 vertices needs a minute of tables per automorphism)."""
     n = len(perm)
     tables = []
     for base in range(0, width, 8):
+        if deadline is not None and base % 2048 == 0 and time.monotonic() > deadline:
+            return None
         table = [0] * 256
         for byte in range(256):
             image = 0

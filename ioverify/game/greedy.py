@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from ioverify.dag.model import DAG
 from ioverify.game.rules import Schedule
 
@@ -19,7 +21,9 @@ def greedy_schedule(dag: DAG, memory: int) -> Schedule:
     blue = {v for v in range(len(dag)) if dag.is_input[v]}
 
     def next_use(u: int, step: int) -> int:
-        return next((s for s in uses.get(u, ()) if s >= step), len(order) + 1)
+        steps = uses.get(u, ())
+        i = bisect_left(steps, step)  # uses are listed in increasing order of step
+        return steps[i] if i < len(steps) else len(order) + 1
 
     def make_room(step: int, keep: set[int]) -> None:
         while len(red) >= memory:

@@ -89,8 +89,13 @@ def _cover(dag: DAG, S: int, parts: list[list[int]]) -> PartitionCheck | None:
 
 
 def _dominator_sizes(dag: DAG, S: int, parts: list[list[int]]) -> PartitionCheck | None:
-    """Condition 2: every part has a dominator of at most S vertices (minimum vertex cut)."""
+    """Condition 2: every part has a dominator of at most S vertices (minimum vertex cut).  A
+    part of at most S vertices is its own dominator (every path into it ends in it): no cut is
+    computed for it, which keeps a witness of many small parts cheap to check (the cut of a
+    part costs time in proportion to its ancestors)."""
     for i, part in enumerate(parts):
+        if len(part) <= S:
+            continue
         size = _vertex_cut(dag, part, limit=S + 1)[0]
         if size > S:
             return PartitionCheck(False, i, "dominator",

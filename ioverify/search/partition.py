@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from ioverify.dag.model import DAG
-from ioverify.errors import InternalError, InvalidArgument
+from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.lemmas import counting_lower_bound
 from ioverify.game.partition import (check_partition, core_dag, dominator_size, minimum_set,
                                 parts_to_names, partition_lower_bound)
@@ -49,13 +49,17 @@ class PartitionSearch:
         return self.lower == self.upper
 
 
-def greedy_partition(dag: DAG, S: int) -> list[list[int]]:
+def greedy_partition(dag: DAG, S: int, deadline: float | None = None) -> list[list[int]]:
     """Cut the topological order into maximal consecutive segments that each have a dominator and a
     minimum set of size <= S.  Consecutive segments make every edge go forward, and a single
-    vertex always qualifies (S >= 1), so this is an S-partition."""
+    vertex always qualifies (S >= 1), so this is an S-partition.  Once ``deadline`` (a
+    ``time.monotonic()`` value) has passed, each vertex left is a part of its own: still an
+    S-partition, with more parts."""
     parts: list[list[int]] = []
     current: list[int] = []
     for v in range(len(dag)):
+        if deadline is not None and time.monotonic() >= deadline:
+            return parts + ([current] if current else []) + [[u] for u in range(v, len(dag))]
         candidate = current + [v]
         if current and not _part_fits(dag, S, candidate):
             parts.append(current)
@@ -71,11 +75,12 @@ def _part_fits(dag: DAG, S: int, part: list[int]) -> bool:
 
 
 def search_partition(dag: DAG, S: int, *, timeout: float | None = None, seed: int = 0,
-                     rlimit: int | None = None) -> PartitionSearch:
-    """Bracket P(S) as tightly as the budget allows (see the module docstring)."""
-    start = time.monotonic()
+                     rlimit: int | None = None, started: float | None = None) -> PartitionSearch:
+    """Bracket P(S) as tightly as the budget allows (see the module docstring).  ``started``:
+    the ``time.monotonic()`` value the timeout counts from (default: now)."""
+    start = time.monotonic() if started is None else started
     deadline = None if timeout is None else start + timeout
-    witness = recheck(dag, S, greedy_partition(dag, S))
+    witness = recheck(dag, S, greedy_partition(dag, S, deadline))
     lower = counting_lower_bound(dag, S)
     result = PartitionSearch(S, lower, len(witness), witness, "counting inputs and sinks",
                              budget={"rlimit": rlimit, "timeout": timeout, "seed": seed})
@@ -90,8 +95,16 @@ def _ascend(dag: DAG, result: PartitionSearch, deadline: float | None, seed: int
     """Ask "at most k parts?" for k = lower, lower + 1, ...: each unsat raises the proven lower end
     (the end that bounds the I/O), the first sat closes the bracket.  Queries far below P(S) are
     cheap (matmul(3,3,3), S = 6: unsat at 3 parts in 0.4 s, at 4 in 9 s), which bisection, whose
-    first query sits mid-bracket, cannot exploit."""
-    encoding = encode_partition(dag, result.S, result.upper - 1, seed=seed, rlimit=rlimit)
+    first query sits mid-bracket, cannot exploit.  The encoding is built under the deadline."""
+    if deadline is not None and time.monotonic() >= deadline:
+        result.stopped = "the time limit was reached"
+        return
+    try:
+        encoding = encode_partition(dag, result.S, result.upper - 1, seed=seed, rlimit=rlimit,
+                                    deadline=deadline)
+    except DeadlineReached:
+        result.stopped = "the time limit was reached while building the encoding"
+        return
     while result.lower < result.upper:
         remaining = None if deadline is None else deadline - time.monotonic()
         if remaining is not None and remaining <= 0:

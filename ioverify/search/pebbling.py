@@ -32,7 +32,10 @@
    given.  A work budget bounds the search the same way on every machine: ``rlimit`` per solver
    call (Z3's resource units, or Glucose's propagations: ``ioverify.solve.query``) and ``max_states``
    for the exhaustive search.  Hitting it gives ``Unknown`` with the bounds reached, never a
-   proof; every proof's evidence records the budget it ran under (``"budget"``).
+   proof; every proof's evidence records the budget it ran under (``"budget"``).  With a
+   timeout, every step runs under its deadline: the exhaustive search, the automorphisms, the
+   encoding, its CNF, the SAT solver's load and each solver call (a step the deadline stops
+   raises ``DeadlineReached``, and the answer is ``Unknown`` with the bounds reached).
 6. Variants are ``ioverify.game.rules.Variant`` records; the routes dispatch on
    ``at_most_once`` and a variant outside ``IMPLEMENTED`` is refused (``UnsupportedVariant``).
    The recompute routes also rely on every one-shot schedule being legal in the variant (its
@@ -49,7 +52,7 @@ from typing import Callable
 
 from ioverify._check import positive
 from ioverify.dag.model import DAG
-from ioverify.errors import InternalError, InvalidArgument
+from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.greedy import greedy_schedule
 from ioverify.game.lemmas import compute_demands, single_use_lemma, trivial_lower_bound
 from ioverify.game.replay import replay
@@ -88,6 +91,7 @@ class _State:
     rlimit: int | None = None  # work budget per solver call (ioverify.solve.query)
     max_states: int | None = None  # the exhaustive search's state cap (None: not run)
     timeout: float | None = None  # as given, for the record
+    symmetry: tuple | None = None  # symmetry_of(dag), computed once by the first descent
 
     def budget(self) -> dict:
         """The budget this search runs under, as recorded in its evidence."""
@@ -128,10 +132,11 @@ def checked(dag: DAG, schedule: Schedule, memory: int, variant: str | Variant, b
 
 # --- the Z3 searches ------------------------------------------------------------------------------
 
-def symmetry_of(dag: DAG):
+def symmetry_of(dag: DAG, deadline: float | None = None):
     """Orbit representatives for the first two computes, from automorphisms computed and checked
-    on this DAG (``ioverify.dag.symmetry``); None if the group is too large to list."""
-    group = symmetry.checked_automorphisms(dag)
+    on this DAG (``ioverify.dag.symmetry``); None if the group is too large to list or the
+    ``deadline`` (a ``time.monotonic()`` value) passes first."""
+    group = symmetry.checked_automorphisms(dag, deadline=deadline)
     if len(group) <= 1:
         return None, 1
     comp = [v for v in range(len(dag)) if not dag.is_input[v]]
@@ -157,31 +162,49 @@ def descend(st: _State, variant: str | Variant, steps: int, stop_at: int,
             max_computes: dict | None = None) -> Descent:
     """Ask for schedules of I/O <= b, b = upper - 1, upper - 2, ..., each sat answer replayed
     and made the new upper bound, until unsat, unknown or b < stop_at (nothing left to ask).
-    Each solver call runs under ``st.rlimit``."""
-    sym, group = symmetry_of(st.dag)
-    enc = pebbling.encode(st.dag, st.memory, variant, steps, seed=st.seed, rlimit=st.rlimit,
-                          symmetry=sym, max_computes=max_computes)
-    backend = backend_for(enc, st.upper, st.rlimit)
+    Each solver call runs under ``st.rlimit``; the symmetry, the encoding and its CNF are
+    built under ``st.deadline`` (past it: unknown, with the bounds reached so far)."""
+    if st.upper - 1 < stop_at:
+        return Descent("reached", st.upper - 1, steps, 1, "the target was reached")
+    if st.out_of_time():
+        return Descent("unknown", st.upper - 1, steps, 1, "timeout")
+    group = 1
     try:
-        while True:
-            budget = st.upper - 1
-            if budget < stop_at:
-                return Descent("reached", budget, steps, group, "the target was reached")
-            if st.out_of_time():
-                return Descent("unknown", budget, steps, group, "timeout")
-            what = f"{enc.variant.name} search, {steps} compute steps, budget {budget}"
-            st.report(what)
-            with _heartbeat(st, what):
-                answer = backend.check(budget, st.remaining())
-            if answer == "unsat":
-                return Descent("unsat", budget, steps, group)
-            if answer != "sat":
-                return Descent("unknown", budget, steps, group, backend.reason or "solver unknown")
-            schedule = checked(st.dag, pebbling.decode(enc, backend.value), st.memory,
-                               st.variant, budget, "the Z3 pebbling search")
-            st.best, st.upper = schedule, schedule.io
+        if st.symmetry is None:
+            st.symmetry = symmetry_of(st.dag, st.deadline)
+        sym, group = st.symmetry
+        st.report(f"building the encoding of {steps} compute steps")
+        enc = pebbling.encode(st.dag, st.memory, variant, steps, seed=st.seed, rlimit=st.rlimit,
+                              symmetry=sym, max_computes=max_computes, deadline=st.deadline)
+        backend = backend_for(enc, st.upper, st.rlimit, st.deadline)
+    except DeadlineReached as stop:
+        return Descent("unknown", st.upper - 1, steps, group, str(stop))
+    try:
+        return _ask(st, enc, backend, stop_at, group)
     finally:
         backend.close()
+
+
+def _ask(st: _State, enc, backend, stop_at: int, group: int) -> Descent:
+    """The descending questions of ``descend`` to a built ``backend`` of ``enc``."""
+    steps = enc.steps
+    while True:
+        budget = st.upper - 1
+        if budget < stop_at:
+            return Descent("reached", budget, steps, group, "the target was reached")
+        if st.out_of_time():
+            return Descent("unknown", budget, steps, group, "timeout")
+        what = f"{enc.variant.name} search, {steps} compute steps, budget {budget}"
+        st.report(what)
+        with _heartbeat(st, what):
+            answer = backend.check(budget, st.remaining())
+        if answer == "unsat":
+            return Descent("unsat", budget, steps, group)
+        if answer != "sat":
+            return Descent("unknown", budget, steps, group, backend.reason or "solver unknown")
+        schedule = checked(st.dag, pebbling.decode(enc, backend.value), st.memory,
+                           st.variant, budget, "the Z3 pebbling search")
+        st.best, st.upper = schedule, schedule.io
 
 
 HEARTBEAT = 10.0  # seconds between progress lines while one solver call runs
@@ -208,16 +231,18 @@ def _heartbeat(st: _State, what: str):
         thread.join()
 
 
-def backend_for(enc, ubound: int | None = None, rlimit: int | None = None):
+def backend_for(enc, ubound: int | None = None, rlimit: int | None = None,
+                deadline: float | None = None):
     """Glucose on Z3's CNF of the encoding if PySAT is installed, else Z3 alone
     (``ioverify.solve.backends``).  ``ubound``: the largest I/O budget that will be asked;
-    ``rlimit``: the work budget per call, which Glucose counts in propagations."""
+    ``rlimit``: the work budget per call, which Glucose counts in propagations; ``deadline``:
+    the CNF and the SAT solver are built before it or not at all (``DeadlineReached``)."""
     if not backends.available():
         return backends.Z3Backend(enc.query, lambda budget: pebbling.limit_io(enc, budget),
                                   pebbling.z3_values)
-    clauses, nvars, names = cnf.to_cnf(enc.ctx, enc.constraints)
+    clauses, nvars, names = cnf.to_cnf(enc.ctx, enc.constraints, deadline)
     return backends.SatQuery(clauses, nvars, names, [str(c) for c in enc.cost], ubound,
-                             propagations=rlimit)
+                             propagations=rlimit, deadline=deadline)
 
 
 def backend_name() -> str:
@@ -233,7 +258,7 @@ METHODS = ("auto", "exhaustive", "z3")
 def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
            claim_lower_bound: int | None = None, timeout: float | None = None, seed: int = 0,
            progress: Progress | None = None, method: str = "auto", rlimit: int | None = None,
-           max_states: int | None = None) -> Verdict:
+           max_states: int | None = None, started: float | None = None) -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
     every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
 
@@ -242,13 +267,15 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     ``exhaustive`` (the exhaustive search only, all the time and up to
     EXHAUSTIVE_ONLY_MAX_STATES configurations).  The work budget (module docstring, 5):
     ``rlimit`` per solver call, ``max_states`` for the exhaustive search (default
-    EXHAUSTIVE_MAX_STATES, or EXHAUSTIVE_ONLY_MAX_STATES for method exhaustive)."""
+    EXHAUSTIVE_MAX_STATES, or EXHAUSTIVE_ONLY_MAX_STATES for method exhaustive).  ``started``:
+    the ``time.monotonic()`` value the timeout counts from (default: now; the CLI passes its
+    own start, so that reading the DAG counts too)."""
     rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
                                     rlimit, max_states)
     why = infeasibility(dag, memory)
     if why is not None:
         return Infeasible(why, rules.name)
-    start = time.monotonic()
+    start = time.monotonic() if started is None else started
     greedy = checked(dag, greedy_schedule(dag, memory), memory, ONE_SHOT, None, "greedy")
     trivial = trivial_lower_bound(dag)
     st = _State(dag, memory, rules, seed, None if timeout is None else start + timeout,

@@ -21,9 +21,10 @@ stopped); where it stops is still the same on every machine.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Callable, Protocol
 
-from ioverify.errors import InternalError
+from ioverify.errors import DeadlineReached, InternalError
 
 SOLVER = "glucose4"
 
@@ -96,21 +97,37 @@ class SatQuery:
     module docstring); None for none."""
 
     def __init__(self, clauses, nvars: int, names: dict[str, int], cost: list[str],
-                 ubound: int | None = None, propagations: int | None = None):
+                 ubound: int | None = None, propagations: int | None = None,
+                 deadline: float | None = None):
         from pysat.card import EncType, ITotalizer  # noqa: F401
         from pysat.solvers import Solver
 
         self.names = names
-        self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
-        lits = [names[c] for c in cost if c in names]
-        bound = len(lits) if ubound is None else max(0, min(len(lits), ubound))
-        self.totalizer = ITotalizer(lits=lits, ubound=bound, top_id=nvars) if lits else None
-        if self.totalizer is not None:
-            self.solver.append_formula(self.totalizer.cnf.clauses)
+        self.solver = Solver(name=SOLVER)
+        try:
+            self._append(clauses, deadline)
+            lits = [names[c] for c in cost if c in names]
+            bound = len(lits) if ubound is None else max(0, min(len(lits), ubound))
+            self.totalizer = ITotalizer(lits=lits, ubound=bound, top_id=nvars) if lits else None
+            if self.totalizer is not None:
+                self._append(self.totalizer.cnf.clauses, deadline)
+        except DeadlineReached:
+            self.solver.delete()
+            raise
         self.model: set[int] = set()
         self.reason = ""
         self.propagations = propagations
         self.interrupted = False
+
+    CHUNK = 10_000  # clauses added between two looks at the clock
+
+    def _append(self, clauses, deadline: float | None) -> None:
+        """Add ``clauses`` to the solver, in chunks; ``DeadlineReached`` once ``deadline`` (a
+        ``time.monotonic()`` value) has passed: millions of clauses take seconds to add."""
+        for i in range(0, len(clauses), self.CHUNK):
+            if deadline is not None and time.monotonic() >= deadline:
+                raise DeadlineReached("timeout while loading the CNF into the SAT solver")
+            self.solver.append_formula(clauses[i:i + self.CHUNK])
 
     def check(self, budget: int, timeout: float | None = None) -> str:
         """Is there a model with at most ``budget`` cost literals true?  "sat", "unsat" or
