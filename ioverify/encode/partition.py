@@ -122,7 +122,7 @@ def query_z3():
 
 
 def part_index_variables(z, ctx, vertices, h: int) -> list[list[Any]]:
-    """level[v][j] = "p(v) >= j" for j = 0..h, for v in ``vertices`` (0, 1, ...); the ends
+    """``level[v][j]`` = "p(v) >= j" for j = 0..h, for v in ``vertices`` (0, 1, ...); the ends
     are the constants true and false."""
     true, false = z.BoolVal(True, ctx), z.BoolVal(False, ctx)
     return [[true] + [z.Bool(f"p{v}>={j}", ctx) for j in range(1, h)] + [false]
