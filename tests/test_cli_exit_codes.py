@@ -232,3 +232,41 @@ def test_schedule_out_writes_the_best_schedule_of_an_open_verdict(files, tmp_pat
     assert doc["status"] == "unknown" and doc["schedule"] is not None and out.is_file()
     assert main(["replay", str(files["matmul"]), str(out), "-M", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["io"] == doc["upper_bound"]
+
+
+def test_running_out_of_memory_is_unknown_with_the_bracket_reached(files, capsys,
+                                                                   monkeypatch):
+    """Issue 19: exhausting the memory budget is a limit like the clock: unknown (exit 3) with
+    the bounds found so far, never a crash; partition likewise."""
+    import ioverify.search.pebbling as pebbling
+    import ioverify.search.partition as partition
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(pebbling, "_recompute_route", exhausted)
+    monkeypatch.setattr(pebbling, "_one_shot_route", exhausted)
+    assert _exit_of(["pebble", str(files["matmul"]), "-M", "3", "--json"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "unknown" and "memory" in doc["reason"]
+    assert doc["upper_bound"] is not None and doc["schedule"] is not None
+    monkeypatch.setattr(partition, "search_partition", exhausted)
+    monkeypatch.setattr("ioverify.search.partition.search_partition", exhausted)
+    assert _exit_of(["partition", str(files["matmul"]), "-M", "3"]) == 3
+    assert "ran out of memory" in capsys.readouterr().out
+
+
+def test_max_memory_caps_the_process_and_tells_z3(monkeypatch):
+    import os
+    import resource
+
+    from ioverify.cli.common import apply_memory_budget
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    monkeypatch.delenv("IOVERIFY_MAX_MEMORY_MB", raising=False)
+    try:
+        assert apply_memory_budget(20_000) == 20_000
+        assert resource.getrlimit(resource.RLIMIT_AS)[0] == 20_000 * 2**20
+        assert os.environ["IOVERIFY_MAX_MEMORY_MB"] == "20000"
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, before)

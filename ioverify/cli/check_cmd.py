@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from ioverify.cli.common import positive_float, positive_int, non_negative_int, print_json
+from ioverify.cli.common import positive_float, positive_int, non_negative_int, print_json, add_memory_argument, apply_memory_budget
 
 
 USER_PAGES = "ioverify-pages"
@@ -43,6 +43,7 @@ def register(sub) -> None:
                    help="do not regenerate the plots (they are drawn for the shipped claims "
                         "when matplotlib is installed)")
     p.add_argument("--quiet", "-q", action="store_true", help="no per-obligation progress")
+    add_memory_argument(p)
     p.set_defaults(handler=_check)
 
 
@@ -76,6 +77,7 @@ def _show_progress():
 
 
 def _check(args) -> int:
+    apply_memory_budget(args.max_memory)
     from ioverify.certificate.body import CertificateWriter
     from ioverify.claims.check import check_claims
     from ioverify.claims.claim import load

@@ -39,3 +39,34 @@ def positive_float(text: str) -> float:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return value
+
+
+def add_memory_argument(parser) -> None:
+    parser.add_argument("--max-memory", type=positive_int, default=None, metavar="MB",
+                        help="memory budget in MiB (default: half of the machine's memory); "
+                             "running out of it answers 'unknown' with the bounds reached, "
+                             "never a crash")
+
+
+def apply_memory_budget(megabytes: int | None) -> int | None:
+    """Cap this process (and the workers it starts) at ``megabytes`` MiB of address space, and
+    tell Z3 through the environment; None: half of the physical memory.  Returns the budget,
+    or None where the platform has no such limit."""
+    import os
+
+    try:
+        import resource
+    except ImportError:  # not on this platform: no budget, said by returning None
+        return None
+    if megabytes is None:
+        try:
+            megabytes = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2**21
+        except (ValueError, OSError):
+            return None
+    limit = megabytes * 2**20
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    os.environ["IOVERIFY_MAX_MEMORY_MB"] = str(limit // 2**20)
+    return limit // 2**20

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from ioverify.cli.common import positive_float, positive_int, print_json
+from ioverify.cli.common import positive_float, positive_int, print_json, add_memory_argument, apply_memory_budget
 
 
 def register(sub) -> None:
@@ -29,10 +29,12 @@ def register(sub) -> None:
                         "are reported (exit 3)")
     p.add_argument("--seed", type=int, default=0, help="Z3 random seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_memory_argument(p)
     p.set_defaults(handler=_partition)
 
 
 def _partition(args) -> int:
+    apply_memory_budget(args.max_memory)
     from ioverify.dag.jsonio import read_dag
     from ioverify.game.rules import infeasibility
     from ioverify.game.partition import parts_to_names
@@ -46,8 +48,15 @@ def _partition(args) -> int:
         return _report(args, Infeasible(why), None, dag, time.monotonic() - start)
     core = core_dag(dag)  # the vertices with an output downstream: see core_dag
     left_out = sorted(set(dag.names) - set(core.names))
-    result = search_partition(core, 2 * args.memory, timeout=args.timeout, seed=args.seed,
-                              rlimit=args.rlimit, started=start)
+    try:
+        result = search_partition(core, 2 * args.memory, timeout=args.timeout, seed=args.seed,
+                                  rlimit=args.rlimit, started=start)
+    except MemoryError:
+        from ioverify.verdict import Unknown
+
+        return _report(args, Unknown("the process ran out of memory: the memory budget "
+                                     "(--max-memory) is spent"), None, core,
+                       time.monotonic() - start)
     verdict = verdict_of(core, args.memory, result, left_out)
     return _report(args, verdict, result, core, time.monotonic() - start, parts_to_names,
                    left_out)
@@ -77,6 +86,8 @@ def _describe(doc: dict) -> str:
     M, S = doc["memory"], doc["S"]
     if doc["status"] == "infeasible":
         return f"infeasible: {doc['reason']}"
+    if doc["partition"] is None:  # stopped before any partition was found
+        return f"{doc['status']}: {doc['reason']}\nseconds: {doc['seconds']}"
     if doc["parts"] is not None:
         lines = [f"P({S}) = {doc['parts']}  (lower end: {doc['lower_by']})"]
     else:

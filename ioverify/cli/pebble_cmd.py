@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ioverify.cli.common import non_negative_int, positive_float, positive_int, print_json
+from ioverify.cli.common import non_negative_int, positive_float, positive_int, print_json, add_memory_argument, apply_memory_budget
 from ioverify.game.rules import VARIANTS
 
 PROGRESS_AFTER = 3.0  # seconds before progress lines appear on stderr
@@ -45,6 +45,7 @@ def register(sub) -> None:
     p.add_argument("--method", choices=("auto", "exhaustive", "z3"), default="auto",
                    help="auto (default): the exhaustive configuration search with a share of "
                         "the time, then Z3; exhaustive or z3: that search alone")
+    add_memory_argument(p)
     p.set_defaults(handler=_pebble)
 
 
@@ -78,6 +79,7 @@ def progress_printer(stream=None):
 
 
 def _pebble(args) -> int:
+    apply_memory_budget(args.max_memory)
     import json
 
     from ioverify._io import write_text

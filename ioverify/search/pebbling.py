@@ -44,6 +44,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from contextlib import contextmanager
@@ -285,11 +286,23 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     settled = _settled(st, claim)
     if settled is not None:
         return settled
-    if method == "exhaustive":
-        return _exhaustive_route(st, claim)
-    if rules.at_most_once or single_use_lemma(dag):
-        return _one_shot_route(st, claim)
-    return _recompute_route(st, claim)
+    route = (_exhaustive_route if method == "exhaustive" else
+             _one_shot_route if rules.at_most_once or single_use_lemma(dag) else _recompute_route)
+    try:
+        return route(st, claim)
+    except MemoryError:
+        return _out_of_memory(st, "the process ran out of memory")
+    except Exception as error:  # noqa: BLE001 - only Z3's own out-of-memory is an answer
+        if type(error).__name__ != "Z3Exception" or "memory" not in str(error).lower():
+            raise
+        return _out_of_memory(st, f"Z3 ran out of memory ({error})")
+
+
+def _out_of_memory(st: _State, why: str) -> Verdict:
+    """Exhausted memory is a limit like the clock: unknown, with the bracket reached."""
+    gc.collect()
+    return Unknown(f"{why}: the memory budget (--max-memory) is spent", st.lower, st.upper,
+                   st.variant.name, st.best)
 
 
 def _check_arguments(memory, variant, method, claim, timeout, rlimit, max_states):

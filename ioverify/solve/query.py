@@ -17,15 +17,28 @@ the two counts are of the same order: matmul(2,2,2), M = 4, one-shot, the final 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 DEFAULT_SEED = 0
 
 
+MEMORY_ENV = "IOVERIFY_MAX_MEMORY_MB"  # the --max-memory budget, seen by spawned workers too
+_configured = False
+
+
 def z3():
-    """Import and return the z3 module (the only place ioverify imports it)."""
+    """Import and return the z3 module (the only place ioverify imports it).  Under a memory
+    budget (``IOVERIFY_MAX_MEMORY_MB``) Z3 is told to stop at 80% of it, so that it answers
+    "unknown" (max. memory exceeded) before the process limit is reached."""
+    global _configured
     import z3 as module
 
+    if not _configured:
+        _configured = True
+        budget = os.environ.get(MEMORY_ENV, "")
+        if budget.isdigit():
+            module.set_param("memory_max_size", max(64, int(budget) * 4 // 5))
     return module
 
 
