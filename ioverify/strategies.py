@@ -83,11 +83,11 @@ def schedules(dag: DAG, memory: int, *, variant: str = "recompute") -> st.Search
     are not red; make room by evicting random red vertices that are not v's predecessors, storing
     an evicted vertex first if it is still needed (an output, or a predecessor of a vertex not
     yet computed) and sometimes at random.  Recompute play: pebble a random output depth first;
-    to pebble v, pebble each predecessor in turn and store it (so nothing has to stay red across
-    the recursion), then reload the predecessors and compute v; a blue vertex is loaded or,
-    at most ``len(dag)`` times per schedule, recomputed.  Both need only
-    ``len(preds(v)) + 1 <= M`` red pebbles at a time, so they terminate for every feasible M,
-    ``M = dag.min_memory`` included.  Every output ends blue."""
+    to pebble v, pebble each predecessor in turn and store it (so nothing has to stay red while
+    the next is pebbled; an explicit stack, so any depth works), then reload the predecessors
+    and compute v; a blue vertex is loaded or, at most ``len(dag)`` times per schedule,
+    recomputed.  Both need only ``len(preds(v)) + 1 <= M`` red pebbles at a time, so they
+    terminate for every feasible M, ``M = dag.min_memory`` included.  Every output ends blue."""
     if not isinstance(dag, DAG):
         raise InvalidArgument(f"dag must be an ioverify DAG, got {type(dag).__name__}")
     _integer("memory", memory, 1)
@@ -184,23 +184,44 @@ class _Play:
             if o not in self.blue:
                 self.move(STORE, o)
 
-    def pebble(self, v: int) -> None:
-        """Put a red pebble on v (recompute variant)."""
+    def pebble(self, root: int) -> None:
+        """Put a red pebble on ``root`` (recompute variant): each predecessor pebbled and
+        stored in turn, then v gathered.  Iterative (one stack entry per level), so that the
+        depth of the DAG is not bounded by Python's recursion limit."""
         def needed(u: int) -> bool:
             return bool(self.dag.is_output[u])
 
+        stack = [[root, -1]]  # [vertex, next predecessor to pebble], -1: not entered yet
+        while stack:
+            frame = stack[-1]
+            v, i = frame
+            if i < 0:
+                if self._reached(v, needed):
+                    stack.pop()
+                else:
+                    frame[1] = 0
+                continue
+            preds = self.dag.preds[v]
+            if i > 0 and preds[i - 1] not in self.blue:  # back from pebbling preds[i - 1]
+                self.move(STORE, preds[i - 1])
+            if i < len(preds):
+                frame[1] = i + 1
+                stack.append([preds[i], -1])
+            else:
+                self.gather(v, needed)
+                stack.pop()
+
+    def _reached(self, v: int, needed) -> bool:
+        """True if v is red, or blue and loaded; False if it must be (re)computed (a voluntary
+        recomputation of a blue vertex is counted)."""
         if v in self.red:
-            return
+            return True
         if v in self.blue:
             if self.dag.is_input[v] or not self.recomputes_left or self.draw(st.booleans()):
                 self.place(LOAD, v, set(), needed)
-                return
+                return True
             self.recomputes_left -= 1
-        for p in self.dag.preds[v]:
-            self.pebble(p)
-            if p not in self.blue:
-                self.move(STORE, p)
-        self.gather(v, needed)
+        return False
 
     def finish(self) -> None:
         for o in self.dag.outputs:

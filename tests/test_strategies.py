@@ -202,3 +202,26 @@ def test_peak_matches_an_independent_count(data):
 def test_from_type_dag_draws_from_dags(dag):
     """Issue 19: ``st.from_type(DAG)`` works (the strategy is registered for the type)."""
     assert isinstance(dag, DAG) and len(dag) >= 2 and dag.inputs
+
+
+def _chain(length: int) -> DAG:
+    from ioverify.dag.model import DAGBuilder
+
+    b = DAGBuilder()
+    v = b.input("x0")
+    for i in range(1, length + 1):
+        v = b.op("f", f"x{i}", [v])
+    return b.build()
+
+
+DEEP = _chain(3 * sys.getrecursionlimit())  # one level more per vertex than recursion allows
+
+
+@settings(max_examples=3, deadline=None)
+@given(st.data())
+def test_recompute_play_pebbles_a_dag_deeper_than_the_recursion_limit(data):
+    play = strategies._Play(DEEP, 2, data.draw)  # the depth-first player itself, not the coin
+    play.depth_first()
+    play.finish()
+    result = replay(DEEP, Schedule(play.kinds, play.verts), 2, "recompute")
+    assert result.ok, result.describe()
