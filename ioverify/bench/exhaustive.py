@@ -5,8 +5,9 @@ Then attention_forward(2, 1) at M = 3..8, whose optima have no outside reference
 
 from __future__ import annotations
 
-import platform
 import time
+
+from ioverify.bench import Rows, machine_line
 
 # (label, family builder name, arguments, M, recompute optimum from docs/theory.md §1)
 CASES = (
@@ -22,13 +23,13 @@ CASES = (
           for memory in range(3, 9))
 
 
-def run(quick: bool = False) -> int:
+def run(quick: bool = False, out: Rows | None = None) -> int:
     import ioverify.dag as families
     from ioverify.game.exhaustive import exhaustive_optimum
 
-    print(f"machine: {platform.machine()} {platform.python_implementation()} "
-          f"{platform.python_version()}")
-    print(f"{'instance':<24} {'M':>2} {'variant':<9} {'optimum':>7} {'expected':>8} "
+    out = out or Rows()
+    out.note(machine_line())
+    out.note(f"{'instance':<24} {'M':>2} {'variant':<9} {'optimum':>7} {'expected':>8} "
           f"{'states':>9} {'wall s':>7} {'cpu s':>7}")
     failures = 0
     for label, builder, args, memory, expected in CASES:
@@ -40,7 +41,12 @@ def run(quick: bool = False) -> int:
             result = exhaustive_optimum(dag, memory, variant)
             cpu = time.process_time() - cpu
             want = expected if variant == "recompute" and expected is not None else "-"
-            failures += want != "-" and result.optimum != expected
-            print(f"{label:<24} {memory:>2} {variant:<9} {str(result.optimum):>7} {want:>8} "
-                  f"{result.states:>9} {result.seconds:>7.2f} {cpu:>7.2f}", flush=True)
+            wrong = want != "-" and result.optimum != expected
+            failures += wrong
+            out.row("exhaustive", "refuted" if wrong else "optimal",
+                    f"{label:<24} {memory:>2} {variant:<9} {str(result.optimum):>7} {want:>8} "
+                    f"{result.states:>9} {result.seconds:>7.2f} {cpu:>7.2f}",
+                    instance=label, memory=memory, variant=variant, optimum=result.optimum,
+                    expected=None if want == "-" else want, states=result.states,
+                    seconds=round(result.seconds, 3), cpu_seconds=round(cpu, 3))
     return 1 if failures else 0

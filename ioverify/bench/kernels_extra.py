@@ -13,15 +13,18 @@ import time
 
 import numpy as np
 
+from ioverify.bench import Rows
+
 BACKWARD = ("flash-backward-v1", "flash-backward-v2", "square-tiling-backward")
 
 
-def run(quick: bool = False) -> int:
-    ok = certification_grid(quick)
-    backward_sweep(128 if quick else 256, 32, quick)
-    sparse_sweep(*((256, 16, 1024) if quick else (512, 32, 2048)))
-    approximate_sweep(4, 2, 1024, quick)
-    approximate_error(quick)
+def run(quick: bool = False, out: Rows | None = None) -> int:
+    out = out or Rows()
+    ok = certification_grid(quick, out)
+    backward_sweep(128 if quick else 256, 32, quick, out)
+    sparse_sweep(*((256, 16, 1024) if quick else (512, 32, 2048)), out)
+    approximate_sweep(4, 2, 1024, quick, out)
+    approximate_error(quick, out)
     return 0 if ok else 1
 
 
@@ -40,7 +43,7 @@ def _grid(quick: bool):
                 yield "polynomial-forward", dict(n=n, d=d, degree=g, entry_bound=0.5), memory
 
 
-def certification_grid(quick: bool) -> bool:
+def certification_grid(quick: bool, out: Rows) -> bool:
     """Every kernel traced, certified by replay (with probe inputs) and equal to its closed
     form, on sizes that blocks do not divide."""
     from ioverify.errors import InvalidArgument
@@ -62,13 +65,16 @@ def certification_grid(quick: bool) -> bool:
         row[4] = max(row[4], report.max_error)
         if not (report.certified and report.io == report.formula):
             failures.append((name, sizes, memory, report.reason))
-    print(f"\n1. certification grid ({time.perf_counter() - start:.1f} s)")
-    print(f"  {'kernel':<24} {'runs':>5} {'certified':>9} {'io=formula':>10} "
-          f"{'M too small':>11} {'max error':>10}")
+    out.note(f"\n1. certification grid ({time.perf_counter() - start:.1f} s)")
+    out.note(f"  {'kernel':<24} {'runs':>5} {'certified':>9} {'io=formula':>10} "
+             f"{'M too small':>11} {'max error':>10}")
     for name, (runs, cert, exact, small, err) in stats.items():
-        print(f"  {name:<24} {runs:>5} {cert:>9} {exact:>10} {small:>11} {err:>10.2g}")
+        out.row("certification-grid", "certified" if cert == exact == runs else "not certified",
+                f"  {name:<24} {runs:>5} {cert:>9} {exact:>10} {small:>11} {err:>10.2g}",
+                kernel=name, runs=runs, certified=cert, io_equals_formula=exact,
+                memory_too_small=small, max_error=err)
     for failure in failures:
-        print(f"  FAILED: {failure}")
+        out.note(f"  FAILED: {failure}")
     return not failures
 
 
@@ -99,28 +105,33 @@ def _traced_io(name: str, memory: int, **sizes) -> tuple:
     return loads + stores, blocks
 
 
-def backward_sweep(n: int, d: int, quick: bool) -> None:
+def backward_sweep(n: int, d: int, quick: bool, out: Rows) -> None:
     memories = sorted({256, 512, 1024, 2048, 4096, n * d} if quick else
                       {256, 384, 512, 768, 1024, 2048, 4096, 8192, n * d})
-    print(f"\n2. backward, n={n} d={d} (d^2 = {d * d}): traced I/O, ratio to the lower bound "
-          f"2n^2d^2/(M+4d^2) - M and to the Theta form")
-    print(f"  {'M':>6} {'lower bound':>12} {'Theta':>10} " + " ".join(
-        f"{name + ' I/O':>29} {'/LB':>6} {'/Th':>5}" for name in BACKWARD))
+    out.note(f"\n2. backward, n={n} d={d} (d^2 = {d * d}): traced I/O, ratio to the lower bound "
+             f"2n^2d^2/(M+4d^2) - M and to the Theta form")
+    out.note(f"  {'M':>6} {'lower bound':>12} {'Theta':>10} " + " ".join(
+             f"{name + ' I/O':>29} {'/LB':>6} {'/Th':>5}" for name in BACKWARD))
     start = time.perf_counter()
     for memory in memories:
         lb, th = lower_bound(n, d, memory), theta(n, d, memory)
-        cells = []
+        cells, ios = [], {}
         for name in BACKWARD:
             io, _ = _traced_io(name, memory, n=n, d=d)
+            ios[name] = io
             ratio = f"{io / lb:>6.2f}" if lb > 0 else f"{'-':>6}"
             cells.append(f"{io:>29} {ratio} {io / th:>5.2f}")
-        print(f"  {memory:>6} {lb:>12.0f} {th:>10.0f} " + " ".join(cells))
-    print(f"  ({time.perf_counter() - start:.1f} s)")
+        out.row("backward-sweep", "valid",
+                f"  {memory:>6} {lb:>12.0f} {th:>10.0f} " + " ".join(cells),
+                memory=memory, n=n, d=d, lower_bound=lb, theta=th, io=ios)
+    out.note(f"  ({time.perf_counter() - start:.1f} s)")
     for fa in ("flash-backward-v1", "flash-backward-v2"):
         cross = backward_crossover(n, d, fa, 16 if quick else 8)
-        print(f"  square-tiling-backward vs {fa}: fewer words at every M <= {cross[0]}, more "
-              f"at every M >= {cross[1]} (closed forms at planned blocks, M step "
-              f"{16 if quick else 8}; d^2 = {d * d})")
+        out.row("backward-crossover", "valid",
+                f"  square-tiling-backward vs {fa}: fewer words at every M <= {cross[0]}, more "
+                f"at every M >= {cross[1]} (closed forms at planned blocks, M step "
+                f"{16 if quick else 8}; d^2 = {d * d})",
+                kernel=fa, n=n, d=d, fewer_up_to=cross[0], more_from=cross[1])
 
 
 def backward_crossover(n: int, d: int, fa: str, step: int = 8) -> tuple:
@@ -151,10 +162,10 @@ def backward_crossover(n: int, d: int, fa: str, step: int = 8) -> tuple:
 
 # --- 3. block-sparse against s --------------------------------------------------------------------
 
-def sparse_sweep(n: int, d: int, memory: int) -> None:
+def sparse_sweep(n: int, d: int, memory: int, out: Rows) -> None:
     densities = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
-    print(f"\n3. block-sparse, n={n} d={d} M={memory}, random masks: traced I/O against the "
-          f"measured density s")
+    out.note(f"\n3. block-sparse, n={n} d={d} M={memory}, random masks: traced I/O against the "
+             f"measured density s")
     for name in ("block-sparse-forward", "block-sparse-backward"):
         rows = []
         for s in densities:
@@ -169,40 +180,49 @@ def sparse_sweep(n: int, d: int, memory: int) -> None:
         b = rows[0][2]
         nd_term = 2 * n * d + n if name.endswith("forward") else 5 * n * d + n
         per_s = (2 * d if name.endswith("forward") else 4 * d + 2) * n * math.ceil(n / b)
-        print(f"  {name} (block B = {b}): " + ", ".join(f"s={s:.3f}: {io}" for s, io, _ in rows))
-        print(f"    least squares: I/O = {intercept:.0f} + {slope:.0f} s  (R^2 = {r2:.6f}); "
-              f"model: {nd_term} + {per_s} s (nd term + (coefficient) n ceil(n/B) s); "
-              f"causal mask (s = {cblocks['s']}): {causal}")
+        out.row("sparse-sweep", "valid",
+                f"  {name} (block B = {b}): " + ", ".join(f"s={s:.3f}: {io}" for s, io, _ in rows)
+                + f"\n    least squares: I/O = {intercept:.0f} + {slope:.0f} s  (R^2 = {r2:.6f}); "
+                f"model: {nd_term} + {per_s} s (nd term + (coefficient) n ceil(n/B) s); "
+                f"causal mask (s = {cblocks['s']}): {causal}",
+                kernel=name, n=n, d=d, memory=memory, block=b,
+                points=[{"s": s, "io": io} for s, io, _ in rows], intercept=float(intercept),
+                slope=float(slope), r2=r2, causal_s=cblocks["s"], causal_io=causal)
 
 
 # --- 4. approximate attention ---------------------------------------------------------------------
 
-def approximate_sweep(d: int, g: int, memory: int, quick: bool) -> None:
+def approximate_sweep(d: int, g: int, memory: int, quick: bool,
+                      out: Rows) -> None:
     ns = [256, 512, 1024, 2048, 4096] if quick else [256, 512, 1024, 2048, 4096, 8192, 16384]
-    print(f"\n4. polynomial method, d={d} g={g} M={memory} (r = {math.comb(d + g, g)}): traced "
-          f"I/O against n, and FlashAttention-2 forward")
-    print(f"  {'n':>6} {'polynomial':>11} {'blocks':>36} {'flash-forward-v2':>17} "
-          f"{'ratio':>7}")
+    out.note(f"\n4. polynomial method, d={d} g={g} M={memory} (r = {math.comb(d + g, g)}): traced "
+             f"I/O against n, and FlashAttention-2 forward")
+    out.note(f"  {'n':>6} {'polynomial':>11} {'blocks':>36} {'flash-forward-v2':>17} "
+             f"{'ratio':>7}")
     poly = []
     for n in ns:
         io, blocks = _traced_io("polynomial-forward", memory, n=n, d=d, degree=g)
         fa, _ = _flash_forward_io(n, d, memory)
         poly.append(io)
-        print(f"  {n:>6} {io:>11} {str(blocks):>36} {fa:>17} {io / fa:>7.3f}")
+        out.row("approximate-sweep", "valid",
+                f"  {n:>6} {io:>11} {str(blocks):>36} {fa:>17} {io / fa:>7.3f}",
+                n=n, d=d, degree=g, memory=memory, io=io, blocks=blocks, flash_forward_v2=fa)
     slope, intercept = np.polyfit(np.array(ns, dtype=float), np.array(poly, dtype=float), 1)
-    print(f"  least squares: polynomial I/O = {intercept:.0f} + {slope:.2f} n "
-          f"(max residual {max(abs(slope * n + intercept - y) for n, y in zip(ns, poly)):.1f})")
-    print("  crossover: the least n from which polynomial-forward moves fewer words than "
-          "flash-forward-v2 "
-          "(closed forms at planned blocks; bisection on n after a doubling search)")
+    out.note(f"  least squares: polynomial I/O = {intercept:.0f} + {slope:.2f} n "
+             f"(max residual {max(abs(slope * n + intercept - y) for n, y in zip(ns, poly)):.1f})")
+    out.note("  crossover: the least n from which polynomial-forward moves fewer words than "
+             "flash-forward-v2 "
+             "(closed forms at planned blocks; bisection on n after a doubling search)")
     for dd, gg in ((d, g), (4, 4), (8, 2), (8, 3), (16, 2)):
         from ioverify.trace.kernel import plan
 
         cross = approximate_crossover(dd, gg, memory)
         blocks = plan("polynomial-forward", memory=memory, n=cross, d=dd, degree=gg)[2]
         where = "resident" if blocks["group"] == blocks["rank"] else "streamed"
-        print(f"    d={dd:<3} g={gg} r={blocks['rank']:<4} table {blocks['rank'] * (dd + 2):>5} "
-              f"words ({where}, blocks {blocks}): n = {cross}")
+        out.row("approximate-crossover", "valid",
+                f"    d={dd:<3} g={gg} r={blocks['rank']:<4} table {blocks['rank'] * (dd + 2):>5} "
+                f"words ({where}, blocks {blocks}): n = {cross}",
+                d=dd, degree=gg, rank=blocks["rank"], table=where, memory=memory, n=cross)
 
 
 def _flash_forward_io(n, d, memory):
@@ -237,21 +257,26 @@ def approximate_crossover(d: int, g: int, memory: int) -> int:
     return hi
 
 
-def approximate_error(quick: bool) -> None:
+def approximate_error(quick: bool, out: Rows) -> None:
     """Max |T - O| against exact softmax attention at the kernel's default scale
     (exp(q.k/sqrt(d))), from certified runs; a run whose inputs give a denominator
     U1 (U2^T 1) <= 0 is refused by the kernel and shown as such, with that denominator."""
     n, d = (256, 4) if quick else (1024, 4)
-    print(f"\n5. polynomial method error against exact softmax attention, scale sqrt-d, n={n} "
-          f"d={d} (uniform entries in [-B, B]; certified runs, M=2048)")
-    print(f"  {'B':>5} " + " ".join(f"{'g=' + str(g):>16}" for g in (1, 2, 3, 4)) +
-          "   (max |T - O|; r = " + ", ".join(str(math.comb(d + g, g)) for g in (1, 2, 3, 4))
+    out.note(f"\n5. polynomial method error against exact softmax attention, scale sqrt-d, n={n} "
+             f"d={d} (uniform entries in [-B, B]; certified runs, M=2048)")
+    out.note(f"  {'B':>5} " + " ".join(f"{'g=' + str(g):>16}" for g in (1, 2, 3, 4)) +
+             "   (max |T - O|; r = " + ", ".join(str(math.comb(d + g, g)) for g in (1, 2, 3, 4))
           + ")")
     for bound in (0.25, 0.5, 1.0, 2.0, 4.0):
-        print(f"  {bound:>5} " + " ".join(_error_cell(n, d, g, bound) for g in (1, 2, 3, 4)))
+        cells = [_error_cell(n, d, g, bound) for g in (1, 2, 3, 4)]
+        out.row("approximate-error", "certified" if all(c[1] is not False for c in cells)
+                else "not certified", f"  {bound:>5} " + " ".join(c[0] for c in cells),
+                n=n, d=d, entry_bound=bound,
+                errors={f"g={g}": c[2] for g, c in zip((1, 2, 3, 4), cells)})
 
 
-def _error_cell(n: int, d: int, g: int, bound: float) -> str:
+def _error_cell(n: int, d: int, g: int, bound: float) -> tuple:
+    """(text, certified or None if refused, the error or None if refused)."""
     from ioverify.errors import InvalidArgument
     from ioverify.kernels.polynomial_forward import error_table
     from ioverify.trace.kernel import run_kernel
@@ -261,6 +286,7 @@ def _error_cell(n: int, d: int, g: int, bound: float) -> str:
                             entry_bound=bound)
     except InvalidArgument:
         row, = error_table([bound], [g], n, d)
-        return f"{'refused (' + format(row.min_denominator, '.2g') + ')':>16}"
-    mark = "" if report.certified and report.io == report.formula else "!"
-    return f"{report.extra['error_vs_softmax']:>15.2e}{mark or ' '}"
+        return f"{'refused (' + format(row.min_denominator, '.2g') + ')':>16}", None, None
+    ok = report.certified and report.io == report.formula
+    error = report.extra["error_vs_softmax"]
+    return f"{error:>15.2e}{' ' if ok else '!'}", ok, float(error)

@@ -11,7 +11,7 @@ The full run adds matmul(3,3,3) as the frontier where the Z3 search stops being 
 
 from __future__ import annotations
 
-import platform
+from ioverify.bench import Rows, machine_line
 
 # docs/theory.md §1: independent exhaustive search, recompute variant.
 REFERENCE_OPTIMA = {("matmul(2,2,2)", 3): 25, ("matmul(2,2,2)", 4): 17,
@@ -45,12 +45,12 @@ def optimum(name: str, dag, memory: int, budget: float) -> tuple[str, int | None
     return "?", None
 
 
-def run(quick: bool = False) -> int:
+def run(quick: bool = False, out: Rows | None = None) -> int:
     from ioverify.search.partition import search_partition
 
-    print(f"machine: {platform.machine()} {platform.python_implementation()} "
-          f"{platform.python_version()}; Z3 timeout {TIMEOUT:.0f} s per instance")
-    print(f"{'DAG':<24} {'M':>3} {'S':>3} {'P(2M)':>7} {'bound':>6} {'seconds':>8} "
+    out = out or Rows()
+    out.note(machine_line(f"Z3 timeout {TIMEOUT:.0f} s per instance"))
+    out.note(f"{'DAG':<24} {'M':>3} {'S':>3} {'P(2M)':>7} {'bound':>6} {'seconds':>8} "
           f"{'optimum':>8} {'gap':>5}  optimum from")
     worst = 0
     for name, dag in instances(quick):
@@ -64,10 +64,17 @@ def run(quick: bool = False) -> int:
                 name, dag, memory, 2.0 if quick else 30.0)
             best_text = "?" if best is None else str(best)
             gap = "?" if best is None else str(best - bound)
-            print(f"{name:<24} {memory:>3} {2 * memory:>3} {parts:>7} {bound:>6} "
-                  f"{result.seconds:>8.2f} {best_text:>8} {gap:>5}  {source}", flush=True)
-            if best is not None and bound > best:
-                print(f"BUG: partition bound {bound} exceeds the optimum {best}")
+            wrong = best is not None and bound > best
+            out.row("partition", "internal error" if wrong else
+                    "verified" if result.exact else "unknown",
+                    f"{name:<24} {memory:>3} {2 * memory:>3} {parts:>7} {bound:>6} "
+                    f"{result.seconds:>8.2f} {best_text:>8} {gap:>5}  {source}",
+                    dag=name, memory=memory, s=2 * memory, parts_lower=result.lower,
+                    parts_upper=result.upper, bound=bound, seconds=round(result.seconds, 3),
+                    optimum=best, optimum_from=None if best is None else source,
+                    target=name not in FRONTIER)
+            if wrong:
+                out.note(f"BUG: partition bound {bound} exceeds the optimum {best}")
                 return 4
             if result.upper == 1:
                 break

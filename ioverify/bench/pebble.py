@@ -7,8 +7,9 @@ machine runs it; ``--quick`` runs a small subset.  Suite ``pebble`` runs ``pebbl
 
 from __future__ import annotations
 
-import platform
 import time
+
+from ioverify.bench import Rows, machine_line
 
 # Seconds allowed per instance and variant (the targets of issue 3: 10 s and 60 s).
 LIMITS = {"matmul": 60.0, "attention21": 60.0, "attention22": 60.0}
@@ -26,7 +27,7 @@ def instances(quick: bool):
             ("attention_forward(2,2)", attention_forward(2, 2), None, LIMITS["attention22"])]
 
 
-def row(label: str, memory: int, variant: str, verdict, seconds: float) -> str:
+def row(out: Rows, label: str, memory: int, variant: str, verdict, seconds: float) -> None:
     from ioverify.verdict import verdict_to_json
 
     doc = verdict_to_json(verdict)
@@ -34,16 +35,20 @@ def row(label: str, memory: int, variant: str, verdict, seconds: float) -> str:
         value = str(doc["io"])
     else:
         value = f"[{doc['lower_bound']}, {doc['upper_bound']}]"
-    return (f"{label:<24} {memory:>3} {variant:<10} {doc['status']:<9} {value:>10} "
-            f"{doc['method']:<23} {seconds:>8.1f}")
+    out.row("pebble", doc["status"],
+            f"{label:<24} {memory:>3} {variant:<10} {doc['status']:<9} {value:>10} "
+            f"{doc['method']:<23} {seconds:>8.1f}",
+            instance=label, memory=memory, variant=variant, io=doc["io"],
+            lower_bound=doc["lower_bound"], upper_bound=doc["upper_bound"],
+            evidence=doc["method"], seconds=round(seconds, 3))
 
 
-def run(quick: bool = False, method: str = "auto") -> int:
+def run(quick: bool = False, method: str = "auto", out: Rows | None = None) -> int:
     from ioverify.search.pebbling import pebble, trivial_lower_bound
 
-    print(f"machine: {platform.machine()} {platform.python_implementation()} "
-          f"{platform.python_version()}; method {method}")
-    print(f"{'instance':<24} {'M':>3} {'variant':<10} {'status':<9} {'I/O':>10} "
+    out = out or Rows()
+    out.note(machine_line(f"method {method}"))
+    out.note(f"{'instance':<24} {'M':>3} {'variant':<10} {'status':<9} {'I/O':>10} "
           f"{'evidence':<23} {'seconds':>8}")
     worst = 0
     for label, dag, memories, limit in instances(quick):
@@ -58,8 +63,7 @@ def run(quick: bool = False, method: str = "auto") -> int:
                     start = time.monotonic()
                     verdict = pebble(dag, memory, variant=variant, timeout=limit,
                                      method=method)
-                    print(row(label, memory, variant, verdict, time.monotonic() - start),
-                          flush=True)
+                    row(out, label, memory, variant, verdict, time.monotonic() - start)
                     worst = max(worst, 0 if verdict.status == "optimal" else 3)
                     upper = getattr(verdict, "io", None) or getattr(verdict, "upper_bound", None)
                     reached = reached and upper == trivial

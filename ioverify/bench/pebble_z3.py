@@ -3,8 +3,8 @@ the SAT side proves without the exhaustive configuration search."""
 
 from __future__ import annotations
 
-from ioverify.bench import pebble
+from ioverify.bench import Rows, pebble
 
 
-def run(quick: bool = False) -> int:
-    return pebble.run(quick, method="z3")
+def run(quick: bool = False, out: Rows | None = None) -> int:
+    return pebble.run(quick, method="z3", out=out)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import platform
 import time
+
+from ioverify.bench import Rows, machine_line
 
 
 def chain_schedule(length: int, moves_target: int):
@@ -37,9 +38,10 @@ def chain_schedule(length: int, moves_target: int):
     return dag, Schedule(kinds, verts)
 
 
-def run(quick: bool = False) -> int:
+def run(quick: bool = False, out: Rows | None = None) -> int:
     from ioverify.game.replay import replay
 
+    out = out or Rows()
     vertices, moves = (100_000, 1_000_000) if quick else (1_000_000, 10_000_000)
     start = time.perf_counter()
     dag, schedule = chain_schedule(vertices, moves)
@@ -47,9 +49,11 @@ def run(quick: bool = False) -> int:
     start = time.perf_counter()
     result = replay(dag, schedule, memory=2)
     seconds = time.perf_counter() - start
-    print(f"machine: {platform.machine()} {platform.python_implementation()} "
-          f"{platform.python_version()}")
-    print(f"{'vertices':>10} {'moves':>11} {'build s':>8} {'replay s':>9} {'moves/s':>12} ok")
-    print(f"{len(dag):>10} {len(schedule):>11} {built:>8.2f} {seconds:>9.2f} "
-          f"{len(schedule) / seconds:>12,.0f} {result.ok}")
+    out.note(machine_line())
+    out.note(f"{'vertices':>10} {'moves':>11} {'build s':>8} {'replay s':>9} {'moves/s':>12} ok")
+    out.row("replay", "legal" if result.ok else "illegal",
+            f"{len(dag):>10} {len(schedule):>11} {built:>8.2f} {seconds:>9.2f} "
+            f"{len(schedule) / seconds:>12,.0f} {result.ok}",
+            vertices=len(dag), moves=len(schedule), build_seconds=round(built, 3),
+            replay_seconds=round(seconds, 3), moves_per_second=round(len(schedule) / seconds))
     return 0 if result.ok else 1
