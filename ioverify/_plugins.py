@@ -1,9 +1,12 @@
 """Extensions through entry points (``importlib.metadata``): a package adds DAG families
-(group ``ioverify.families``) and bound records (group ``ioverify.bounds``) by declaring them in
-its metadata, e.g. in its ``pyproject.toml``::
+(group ``ioverify.families``), traced kernels (group ``ioverify.kernels``) and bound records
+(group ``ioverify.bounds``) by declaring them in its metadata, e.g. in its ``pyproject.toml``::
 
     [project.entry-points."ioverify.families"]
     ladder = "my_package.families:LADDER"      # an ioverify.dag.registry.Family
+
+    [project.entry-points."ioverify.kernels"]
+    my-kernel = "my_package.my_kernel:SPEC"    # an ioverify.trace.kernel.KernelSpec
 
 Every process that imports the registries sees them, spawned ``check`` workers and
 ``certificate check`` included, with no registration code run by hand.  An entry point's value

@@ -39,19 +39,29 @@ BLOCK_SYMBOLS = {"block": B, "block_r": B_r, "block_c": B_c, "a": a, "b": b}
 SIZE_SYMBOLS = {"n": n, "d": d, "m": m, "k": k}
 
 
-def formula(name: str) -> sp.Expr:
-    """The closed-form I/O count of kernel ``name``."""
+def formula(name) -> sp.Expr:
+    """The closed-form I/O count of kernel ``name``; a SymPy expression (the ``count`` of a
+    kernel declared by another package) is its own closed form."""
+    if isinstance(name, sp.Expr):
+        return name
     try:
         return KERNEL_COUNTS[name]
-    except KeyError:
+    except (KeyError, TypeError):
         raise InvalidArgument(f"no closed-form count for kernel {name!r}") from None
 
 
-def evaluate(name: str, sizes: dict, blocks: dict) -> int:
-    """The count at the given sizes and block sizes, as an exact integer."""
+def evaluate(name, sizes: dict, blocks: dict) -> int:
+    """The count at the given sizes and block sizes, as an exact integer.  The formulas of
+    KERNEL_COUNTS use the symbols above; an expression given as a kernel's ``count`` uses
+    symbols named after the sizes and block sizes themselves."""
     expr = formula(name)
-    values = {SIZE_SYMBOLS[key]: v for key, v in sizes.items() if key in SIZE_SYMBOLS}
-    values.update({BLOCK_SYMBOLS[key]: v for key, v in blocks.items() if key in BLOCK_SYMBOLS})
+    if name is expr:
+        named = {**sizes, **blocks}
+        values = {s: named[s.name] for s in expr.free_symbols if s.name in named}
+    else:
+        values = {SIZE_SYMBOLS[key]: v for key, v in sizes.items() if key in SIZE_SYMBOLS}
+        values.update({BLOCK_SYMBOLS[key]: v for key, v in blocks.items()
+                       if key in BLOCK_SYMBOLS})
     value = expr.subs(values)
     if not value.is_Integer:
         raise ValueError(f"count of {name!r} did not evaluate to an integer: {value}")

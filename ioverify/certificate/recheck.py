@@ -749,6 +749,17 @@ def _partition_unknown(doc, core, memory, log) -> None:
 
 # --- kernel ---------------------------------------------------------------------------------------
 
+def _kernel_here(name) -> None:
+    """A kernel is re-run, so its code must be here: a kernel another package declares (entry
+    point group ``ioverify.kernels``) that is not installed is NotRechecked, naming it."""
+    from ioverify.trace.kernel import KERNELS
+
+    if isinstance(name, str) and name not in KERNELS:
+        raise NotRechecked(f"kernel {name!r} is not installed here (not shipped with ioverify, "
+                           f"and no installed package declares it as an entry point of "
+                           f"ioverify.kernels): it cannot be re-run")
+
+
 def check_kernel(doc: dict, log: _Log) -> None:
     from ioverify.trace.kernel import run_kernel
 
@@ -756,6 +767,7 @@ def check_kernel(doc: dict, log: _Log) -> None:
     _no_instance(doc)
     _witness(doc, set())
     _verdict_fields(verdict)
+    _kernel_here(spec["kernel"])
     report = run_kernel(spec["kernel"], memory=spec["memory"], seed=doc["seed"],
                         literal_blocks=spec.get("literal_blocks", False), **spec["params"])
     log.rechecked.append(f"kernel {spec['kernel']} re-run (seed {doc['seed']}) and re-certified: "
@@ -862,6 +874,7 @@ def check_confront(doc: dict, log: _Log) -> None:
     _no_instance(doc)
     _witness(doc, set())
     _verdict_fields(verdict)
+    _kernel_here(spec["kernel"])
     rows, explicit, derived = [], not get(spec["bound"]).asymptotic, None
     for point in spec["sweep"]:
         run = certified_run(spec["kernel"], point["params"], point["memory"], doc["seed"])

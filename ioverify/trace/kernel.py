@@ -11,7 +11,10 @@ compared with the closed form (``ioverify.bounds.kernel_counts``).  Nothing the 
 The kernels themselves live in ``ioverify.kernels`` (the repository's ``kernels/`` folder), one
 module per kernel defining ``SPEC``.  This module reaches them only through the module names in
 ``ioverify.kernels.KERNEL_MODULES``, imported when the registry ``KERNELS`` is first read: that is
-the one door from the trace layer up to the kernels.
+the one door from the trace layer up to the kernels.  Other packages add kernels by declaring a
+``KernelSpec`` as an entry point of group ``ioverify.kernels`` (``ioverify._plugins``); they
+join the registry at the same moment, in every process (spawned ``check`` workers and
+``certificate check`` included).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Callable
 import numpy as np
 
 from ioverify._check import positive
+from ioverify._plugins import load as installed
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.trace.certify import Certification, KernelContract, certify
 from ioverify.trace.memory import TracedMemory
@@ -33,8 +37,9 @@ from ioverify.verdict import Certified, Evidence, Refuted, Verdict
 
 
 class _Registry(Mapping):
-    """name -> ``KernelSpec`` of every module in ``ioverify.kernels.KERNEL_MODULES``, imported on
-    first use (so that the trace layer does not import the kernels when it is imported)."""
+    """name -> ``KernelSpec`` of every module in ``ioverify.kernels.KERNEL_MODULES`` and of every
+    installed entry point of group ``ioverify.kernels``, imported on first use (so that the trace
+    layer does not import the kernels when it is imported)."""
 
     def __init__(self):
         self._specs: dict | None = None
@@ -43,8 +48,14 @@ class _Registry(Mapping):
         if self._specs is None:
             from ioverify.kernels import KERNEL_MODULES  # the one door up to the kernels
 
-            self._specs = {spec.name: spec for spec in
-                           (importlib.import_module(m).SPEC for m in KERNEL_MODULES)}
+            specs = {spec.name: spec for spec in
+                     (importlib.import_module(m).SPEC for m in KERNEL_MODULES)}
+            for spec in installed("ioverify.kernels", KernelSpec):
+                if spec.name in specs:
+                    raise InvalidArgument(f"entry point kernel {spec.name!r} is already a "
+                                          f"kernel")
+                specs[spec.name] = spec
+            self._specs = specs
         return self._specs
 
     def __getitem__(self, name: str):
@@ -68,7 +79,9 @@ class KernelSpec:
     memory, literal)`` returns the block sizes; ``dry_sizes(sizes, blocks)`` returns sizes small
     enough to dry-run yet containing every block shape and loop case of the full run (so the
     dry-run peak is the full run's peak); ``count`` names the closed form in
-    ``ioverify.bounds.kernel_counts``."""
+    ``ioverify.bounds.kernel_counts``, or is the closed form itself, a SymPy expression whose
+    symbols are named after the kernel's sizes and block sizes (how a kernel of another package,
+    declared as an entry point, gives its count)."""
 
     name: str
     summary: str
@@ -80,7 +93,7 @@ class KernelSpec:
     reference: Callable
     plan: Callable
     dry_sizes: Callable
-    count: str
+    count: object  # a name in ioverify.bounds.kernel_counts.KERNEL_COUNTS, or a SymPy expression
     tolerance: float = 1e-9
     input_scale: Callable = field(default=lambda sizes: 1.0)
     # Optional hooks (kernels of the backward/sparse/approximate issue): per-kernel options
