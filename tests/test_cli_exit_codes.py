@@ -6,6 +6,7 @@ checked), 4 a bug in ioverify; 130 and 143 for SIGINT and SIGTERM.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import subprocess
@@ -197,6 +198,32 @@ def test_the_parser_knows_every_bound_parameter_without_sympy():
     from ioverify.cli.bounds_cmd import PARAMETER_NAMES
 
     assert list(PARAMETER_NAMES) == list(BY_NAME)
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], []])
+def test_version_and_help_run_without_solvers_sympy_or_registries(argv):
+    """``ioverify --version`` and ``--help`` as a user runs them: no SymPy, Z3, PySAT or NumPy,
+    and not the installed entry points (startup is measured in docs/performance.md)."""
+    code = ("import sys\nfrom ioverify.cli import main\n"
+            f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('sympy', 'z3', 'pysat', 'numpy', 'ioverify.dag.registry',"
+            " 'importlib.metadata') if m in sys.modules]\nassert not heavy, heavy\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "ioverify" in run.stdout
+
+
+def test_the_summaries_listed_at_startup_are_the_commands_own_help():
+    from ioverify.cli import SUMMARIES, build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert {c.dest: c.help for c in sub._choices_actions} == SUMMARIES
+
+
+def test_a_command_registers_only_itself_and_a_typo_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["pebbel", "x"])
+    assert stop.value.code == 2 and "invalid choice: 'pebbel'" in capsys.readouterr().err
 
 
 def test_version_and_help_load_no_solver_or_sympy():

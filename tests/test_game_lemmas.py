@@ -3,7 +3,10 @@ pure Python, shared by the searches and the certificate re-check."""
 
 from __future__ import annotations
 
-from ioverify.dag import binary_tree, matmul, pyramid
+import pytest
+from hypothesis import given, strategies as st
+
+from ioverify.dag import attention_forward, binary_tree, matmul, pyramid
 from ioverify.game.greedy import greedy_schedule
 from ioverify.game.lemmas import (compute_demands, counting_lower_bound, single_use_lemma,
                                   trivial_lower_bound)
@@ -34,3 +37,77 @@ def test_counting_lower_bound_counts_inputs_and_sinks():
     assert counting_lower_bound(dag, 2) == 4
     assert counting_lower_bound(dag, 8) == 1
     assert counting_lower_bound(binary_tree(8), 3) == 3
+
+
+def _belady_by_scanning(dag, memory):
+    """The greedy schedule as first written: every eviction scans the red vertices (the
+    reference the heap version must equal move for move)."""
+    from bisect import bisect_left
+
+    from ioverify.game.rules import Schedule
+
+    order = [v for v in dag.useful if not dag.is_input[v]]
+    uses: dict = {}
+    for step, v in enumerate(order):
+        for p in dag.preds[v]:
+            uses.setdefault(p, []).append(step)
+    moves, red, blue = [], set(), {v for v in range(len(dag)) if dag.is_input[v]}
+
+    def next_use(u, step):
+        steps = uses.get(u, ())
+        i = bisect_left(steps, step)
+        return steps[i] if i < len(steps) else len(order) + 1
+
+    def make_room(step, keep):
+        while len(red) >= memory:
+            victim = max(sorted(red - keep), key=lambda u: next_use(u, step))
+            if next_use(victim, step) <= len(order) and victim not in blue:
+                moves.append(("store", victim))
+                blue.add(victim)
+            moves.append(("delete", victim))
+            red.discard(victim)
+
+    for step, v in enumerate(order):
+        for u in list(red):
+            if next_use(u, step) > len(order):
+                moves.append(("delete", u))
+                red.discard(u)
+        need = set(dag.preds[v])
+        for p in dag.preds[v]:
+            if p not in red:
+                make_room(step, need)
+                moves.append(("load", p))
+                red.add(p)
+        make_room(step, need)
+        moves.append(("compute", v))
+        red.add(v)
+        if dag.is_output[v]:
+            moves.append(("store", v))
+            blue.add(v)
+    return Schedule.from_moves(moves)
+
+
+@given(st.data())
+def test_greedy_schedule_equals_the_scanning_belady_reference(data):
+    from ioverify.strategies import dags
+
+    dag = data.draw(dags(max_vertices=14, max_in_degree=3))
+    memory = data.draw(st.integers(dag.min_memory, dag.min_memory + 3))
+    assert greedy_schedule(dag, memory).to_dict(dag) == _belady_by_scanning(dag, memory).to_dict(
+        dag)
+
+
+@pytest.mark.parametrize("dag, memory", [(attention_forward(4, 2), 5), (matmul(3, 3, 3), 4),
+                                         (pyramid(12), 3), (attention_forward(4, 2), 30)])
+def test_greedy_schedule_equals_the_reference_on_the_families(dag, memory):
+    assert greedy_schedule(dag, memory).to_dict(dag) == _belady_by_scanning(dag, memory).to_dict(
+        dag)
+
+
+def test_greedy_schedule_stops_at_a_passed_deadline():
+    import time
+
+    from ioverify.errors import DeadlineReached
+
+    with pytest.raises(DeadlineReached, match="greedy schedule"):
+        greedy_schedule(attention_forward(4, 2), 5, deadline=time.monotonic() - 1)

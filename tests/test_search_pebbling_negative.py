@@ -317,3 +317,26 @@ def test_obligation_budget_is_threaded_and_recorded():
     result = run(Obligation("test-claim", "exact-search", spec), budget)
     assert isinstance(result.verdict, Unknown) and not is_proof(result.verdict)
     assert result.detail["budget"] == budget.to_json()
+
+
+def test_a_timeout_spent_before_the_greedy_schedule_is_unknown_with_no_upper_bound():
+    import time
+
+    dag = matmul(3, 3, 3)
+    verdict = search.pebble(dag, 4, timeout=1.0, started=time.monotonic() - 2.0)
+    assert verdict.status == "unknown" and "greedy schedule" in verdict.reason
+    assert verdict.upper_bound is None and verdict.schedule is None
+    assert verdict.lower_bound == search.trivial_lower_bound(dag)
+
+
+@pytest.mark.parametrize("command", ["pebble", "partition"])
+def test_a_timeout_spent_while_reading_the_dag_is_unknown(command, tmp_path, capsys):
+    from ioverify.cli import main
+    from ioverify.dag import attention_forward
+    from ioverify.dag.jsonio import dag_to_json
+
+    big = tmp_path / "big.json"
+    big.write_text(dag_to_json(attention_forward(16, 8)))  # ~35,000 vertices: not read in 1 ms
+    assert main([command, str(big), "-M", "40", "--timeout", "0.001", "--json"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "unknown" and "reading the DAG" in doc["reason"]

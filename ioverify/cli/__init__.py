@@ -2,7 +2,10 @@
 
 Each module in ``COMMANDS`` defines ``register(subparsers)``, which adds its parser and sets
 ``handler`` (a function ``(args) -> int`` returning the exit code).  Modules are imported only to
-register their parsers; heavy work is imported inside the handlers.
+register their parsers; heavy work is imported inside the handlers.  A run registers in full
+only the command it names (``ioverify --version`` and ``--help`` none): the others are listed by
+their one-line ``SUMMARIES``, so that startup does not read the registries or the installed
+entry points (a test checks the summaries against the commands' own).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import importlib
 import os
 import signal
 import sys
+import threading
 from contextlib import contextmanager
 
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
@@ -31,6 +35,20 @@ COMMANDS = (
     "ioverify.cli.docs_cmd",
 )
 
+# The help line of each command, as its ``register`` gives it (checked by a test).
+SUMMARIES = {
+    "dag": "build a DAG family as JSON, or describe a DAG file",
+    "replay": "check a schedule against the pebble game and count its I/O",
+    "pebble": "exact red-blue pebbling search (optimum or a claim)",
+    "partition": "least 2M-partition and the Hong-Kung lower bound",
+    "bounds": "the bound library: list, show, evaluate, prove facts",
+    "check": "check claims, write certificates and the docs pages",
+    "certificate": "re-check certificates (no solver needed)",
+    "kernel": "run a traced kernel, certify its trace and count its I/O",
+    "bench": "run a benchmark suite and print a table",
+    "docs": "regenerate the generated documentation pages",
+}
+
 EPILOG = """exit codes:
   0  proved, optimal, verified, valid or certified
   1  refuted, illegal or certification failed
@@ -48,7 +66,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_name(module: str) -> str:
+    return module.rpartition(".")[2].removesuffix("_cmd")
+
+
+def build_parser(only: str | None = None, *, full: bool = True) -> argparse.ArgumentParser:
+    """The parser with every command registered (``full``), or only the command ``only`` (None:
+    none), the others listed by their summaries."""
     parser = _Parser(
         prog="ioverify",
         description="Machine-check claims about the I/O complexity of attention.",
@@ -62,13 +86,28 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the traceback of an internal error (exit 4)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
-        importlib.import_module(name).register(sub)
+        if full or command_name(name) == only:
+            importlib.import_module(name).register(sub)
+        else:
+            sub.add_parser(command_name(name), help=SUMMARIES[command_name(name)])
     return parser
 
 
+def _named_command(argv: list[str]) -> tuple[str | None, bool]:
+    """(the command ``argv`` names, whether the full parser is needed): none named (``--help``,
+    ``--version``) needs no command registered; an unknown word needs them all (for the
+    error's list of choices)."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    if word is None:
+        return None, False
+    return (word, False) if word in SUMMARIES else (None, True)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        parser = build_parser()  # reads the installed entry points (DAG families)
+        only, full = _named_command(argv)
+        parser = build_parser(only, full=full)  # a command's registries, entry points included
     except IOVerifyError as error:
         print(f"ioverify: error: {error}", file=sys.stderr)
         return error.exit_code
@@ -136,5 +175,12 @@ def _silence_stdout() -> None:
 
 
 def run() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point.  A DAG reader abandoned at the deadline
+    (``common.read_dag_within``) would hold the interpreter's shutdown for as long as it still
+    reads: once everything is printed, the process ends at once."""
+    code = main()
+    if any(t.name == "ioverify-read-dag" and t.is_alive() for t in threading.enumerate()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)

@@ -70,3 +70,36 @@ def apply_memory_budget(megabytes: int | None) -> int | None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     os.environ["IOVERIFY_MAX_MEMORY_MB"] = str(limit // 2**20)
     return limit // 2**20
+
+
+ABANDONED_READER = "ioverify-read-dag"  # the thread's name: the console script ends at once
+
+
+def read_dag_within(path: str, start: float, timeout: float | None):
+    """Read a DAG file for a command whose ``--timeout`` counts from ``start`` (a
+    ``time.monotonic()`` value): the DAG, or None if the time runs out first.  The reading runs
+    on a daemon thread that is abandoned at the deadline (it changes nothing outside itself, and
+    ends with the process), so no exception has to be thrown into running code."""
+    import threading
+    import time
+
+    from ioverify.dag.jsonio import read_dag
+
+    if timeout is None:
+        return read_dag(path)
+    result: dict = {}
+
+    def read() -> None:
+        try:
+            result["dag"] = read_dag(path)
+        except BaseException as error:  # handed to the caller's thread, raised there
+            result["error"] = error
+
+    reader = threading.Thread(target=read, name=ABANDONED_READER, daemon=True)
+    reader.start()
+    reader.join(max(0.0, start + timeout - time.monotonic()))
+    if reader.is_alive():
+        return None
+    if "error" in result:
+        raise result["error"]
+    return result["dag"]

@@ -35,14 +35,17 @@ def register(sub) -> None:
 
 def _partition(args) -> int:
     apply_memory_budget(args.max_memory)
-    from ioverify.dag.jsonio import read_dag
+    from ioverify.cli.common import read_dag_within
     from ioverify.game.rules import infeasibility
     from ioverify.game.partition import parts_to_names
     from ioverify.search.partition import core_dag, search_partition, verdict_of
-    from ioverify.verdict import Infeasible
+    from ioverify.verdict import Infeasible, Unknown
 
     start = time.monotonic()  # --timeout bounds the whole command, reading the DAG included
-    dag = read_dag(args.dag)
+    dag = read_dag_within(args.dag, start, args.timeout)
+    if dag is None:
+        return _report(args, Unknown("timeout while reading the DAG: nothing searched"), None,
+                       None, time.monotonic() - start)
     why = infeasibility(dag, args.memory)
     if why is not None:
         return _report(args, Infeasible(why), None, dag, time.monotonic() - start)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import sys
 import time
 
-from ioverify.cli.common import non_negative_int, positive_float, positive_int, print_json, add_memory_argument, apply_memory_budget
+from ioverify.cli.common import (add_memory_argument, apply_memory_budget, non_negative_int,
+                                 positive_float, positive_int, print_json, read_dag_within)
 from ioverify.game.rules import VARIANTS
 
 PROGRESS_AFTER = 3.0  # seconds before progress lines appear on stderr
@@ -83,18 +84,20 @@ def _pebble(args) -> int:
     import json
 
     from ioverify._io import write_text
-    from ioverify.dag.jsonio import read_dag
     from ioverify.game.rules import require_variant
     from ioverify.search.pebbling import IMPLEMENTED, budget_record, pebble, state_cap
-    from ioverify.verdict import exit_code, verdict_to_json
+    from ioverify.verdict import Unknown, exit_code, verdict_to_json
 
     start = time.monotonic()  # --timeout bounds the whole command, reading the DAG included
     variant = require_variant(variant_of(args), IMPLEMENTED, "the pebbling search")
-    dag = read_dag(args.dag)
-    verdict = pebble(dag, args.memory, variant=variant,
-                     claim_lower_bound=args.claim_lower_bound, timeout=args.timeout,
-                     progress=progress_printer(), method=args.method, rlimit=args.rlimit,
-                     max_states=args.max_states, started=start)
+    dag = read_dag_within(args.dag, start, args.timeout)
+    if dag is None:
+        verdict = Unknown("timeout while reading the DAG: nothing searched", variant=variant.name)
+    else:
+        verdict = pebble(dag, args.memory, variant=variant,
+                         claim_lower_bound=args.claim_lower_bound, timeout=args.timeout,
+                         progress=progress_printer(), method=args.method, rlimit=args.rlimit,
+                         max_states=args.max_states, started=start)
     doc = verdict_to_json(verdict, dag, seconds=time.monotonic() - start)
     doc["budget"] = budget_record(rlimit=args.rlimit, timeout=args.timeout, seed=0,
                                   max_states=state_cap(args.method, args.max_states))

@@ -2,53 +2,108 @@
 
 from __future__ import annotations
 
+import heapq
+import time
 from bisect import bisect_left
 
 from ioverify.dag.model import DAG
+from ioverify.errors import DeadlineReached
 from ioverify.game.rules import Schedule
 
+CHECK_CLOCK_EVERY = 1024  # compute steps between two looks at the deadline
 
-def greedy_schedule(dag: DAG, memory: int) -> Schedule:
+
+def greedy_schedule(dag: DAG, memory: int, deadline: float | None = None) -> Schedule:
     """A one-shot schedule: compute the needed vertices in topological order, evict the red
-    vertex whose next use is farthest (Belady), store before evicting what is needed later."""
-    order = [v for v in dag.useful if not dag.is_input[v]]
-    uses: dict[int, list[int]] = {}
-    for step, v in enumerate(order):
-        for p in dag.preds[v]:
-            uses.setdefault(p, []).append(step)
-    moves: list[tuple[str, int]] = []
-    red: set[int] = set()
-    blue = {v for v in range(len(dag)) if dag.is_input[v]}
+    vertex whose next use is farthest (Belady; the smallest vertex among equals), store before
+    evicting what is needed later, delete a red vertex once it has no use left.  ``deadline``
+    (a ``time.monotonic()`` value): DeadlineReached if it passes first."""
+    return _Greedy(dag, memory).run(deadline)
 
-    def next_use(u: int, step: int) -> int:
-        steps = uses.get(u, ())
+
+class _Greedy:
+    """The greedy player.  Red vertices wait in a heap keyed by their next use; an entry is
+    current while its vertex is red and its key is still that vertex's next use (pushed again
+    after every step that uses it), so the farthest one is found without scanning M of them."""
+
+    def __init__(self, dag: DAG, memory: int):
+        self.dag, self.memory = dag, memory
+        self.order = [v for v in dag.useful if not dag.is_input[v]]
+        self.uses: dict[int, list[int]] = {}
+        for step, v in enumerate(self.order):
+            for p in dag.preds[v]:
+                self.uses.setdefault(p, []).append(step)
+        self.never = len(self.order) + 1
+        self.moves: list[tuple[str, int]] = []
+        self.red: set[int] = set()
+        self.blue = {v for v in range(len(dag)) if dag.is_input[v]}
+        self.heap: list[tuple[int, int]] = []
+
+    def next_use(self, u: int, step: int) -> int:
+        steps = self.uses.get(u, ())
         i = bisect_left(steps, step)  # uses are listed in increasing order of step
-        return steps[i] if i < len(steps) else len(order) + 1
+        return steps[i] if i < len(steps) else self.never
 
-    def make_room(step: int, keep: set[int]) -> None:
-        while len(red) >= memory:
-            victim = max(sorted(red - keep), key=lambda u: next_use(u, step))
-            if next_use(victim, step) <= len(order) and victim not in blue:
-                moves.append(("store", victim))
-                blue.add(victim)
-            moves.append(("delete", victim))
-            red.discard(victim)
+    def run(self, deadline: float | None) -> Schedule:
+        previous: tuple[int, ...] = ()
+        for step, v in enumerate(self.order):
+            if deadline is not None and step % CHECK_CLOCK_EVERY == 0 \
+                    and time.monotonic() >= deadline:
+                raise DeadlineReached("timeout while building the greedy schedule")
+            self.drop_dead(previous, step)
+            self.compute(step, v)
+            previous = (*self.dag.preds[v], v)
+        return Schedule.from_moves(self.moves)
 
-    for step, v in enumerate(order):
-        for u in list(red):
-            if next_use(u, step) > len(order):
-                moves.append(("delete", u))
-                red.discard(u)
-        need = set(dag.preds[v])
-        for p in dag.preds[v]:
-            if p not in red:
-                make_room(step, need)
-                moves.append(("load", p))
-                red.add(p)
-        make_room(step, need)
-        moves.append(("compute", v))
-        red.add(v)
-        if dag.is_output[v]:
-            moves.append(("store", v))
-            blue.add(v)
-    return Schedule.from_moves(moves)
+    def drop_dead(self, candidates: tuple[int, ...], step: int) -> None:
+        """Delete the red vertices with no use from ``step`` on: only the last step's
+        predecessors and result can have become so (in the set's order, as a scan would)."""
+        dead = {u for u in candidates
+                if u in self.red and self.next_use(u, step) > len(self.order)}
+        for u in [u for u in self.red if u in dead] if len(dead) > 1 else dead:
+            self.moves.append(("delete", u))
+            self.red.discard(u)
+
+    def compute(self, step: int, v: int) -> None:
+        preds = self.dag.preds[v]
+        need = set(preds)
+        for p in preds:
+            if p not in self.red:
+                self.make_room(step, need)
+                self.moves.append(("load", p))
+                self.red.add(p)
+        self.make_room(step, need)
+        self.moves.append(("compute", v))
+        self.red.add(v)
+        if self.dag.is_output[v]:
+            self.moves.append(("store", v))
+            self.blue.add(v)
+        for u in (*need, v):  # their next use moved on: a current entry each
+            if u in self.red:
+                heapq.heappush(self.heap, (-self.next_use(u, step + 1), u))
+
+    def make_room(self, step: int, keep: set[int]) -> None:
+        while len(self.red) >= self.memory:
+            victim = self.farthest(step, keep)
+            if self.next_use(victim, step) <= len(self.order) and victim not in self.blue:
+                self.moves.append(("store", victim))
+                self.blue.add(victim)
+            self.moves.append(("delete", victim))
+            self.red.discard(victim)
+
+    def farthest(self, step: int, keep: set[int]) -> int:
+        """The red vertex outside ``keep`` used farthest from ``step`` (the smallest among
+        equals); stale entries are dropped, kept ones put back."""
+        aside = []
+        try:
+            while True:
+                key, u = heapq.heappop(self.heap)
+                if u not in self.red or self.next_use(u, step) != -key:
+                    continue  # stale: evicted, dead, or used since it was pushed
+                if u in keep:
+                    aside.append((key, u))
+                    continue
+                return u
+        finally:
+            for entry in aside:
+                heapq.heappush(self.heap, entry)

@@ -277,10 +277,14 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     if why is not None:
         return Infeasible(why, rules.name)
     start = time.monotonic() if started is None else started
-    greedy = checked(dag, greedy_schedule(dag, memory), memory, ONE_SHOT, None, "greedy")
+    deadline = None if timeout is None else start + timeout
     trivial = trivial_lower_bound(dag)
-    st = _State(dag, memory, rules, seed, None if timeout is None else start + timeout,
-                progress, start, greedy, greedy.io, trivial,
+    try:
+        greedy = checked(dag, greedy_schedule(dag, memory, deadline), memory, ONE_SHOT, None,
+                         "greedy")
+    except DeadlineReached as stop:  # reading the DAG and the first schedule used the time
+        return Unknown(f"{stop}: no schedule yet", trivial, None, rules.name)
+    st = _State(dag, memory, rules, seed, deadline, progress, start, greedy, greedy.io, trivial,
                 Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
                 rlimit=rlimit, max_states=state_cap(method, max_states), timeout=timeout)
     settled = _settled(st, claim)
