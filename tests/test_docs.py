@@ -15,16 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 
-def python_blocks(path: Path) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
-
-
-@pytest.mark.parametrize("page", ["howto/strategies.md"])
-def test_python_examples_run(page, tmp_path):
-    for i, code in enumerate(python_blocks(DOCS / page)):
-        done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, f"{page} example {i}:\n{done.stderr}"
+# The examples of every hand-written page run in tests/test_doc_examples.py.
 
 
 def test_every_public_strategy_is_documented():
