@@ -38,6 +38,43 @@ def test_sat_query_counts_only_up_to_its_bound():
     query.close()
 
 
+@pytest.mark.parametrize("chunk", [1, 7, 20_000])
+def test_the_totalizer_built_in_steps_counts_every_bound(monkeypatch, chunk):
+    """Built a few bounds at a time (a look at the clock between two steps), the totalizer
+    answers every budget exactly as one built at once: at most k of 7 free literals, one forced."""
+    monkeypatch.setattr(backends.SatQuery, "TOTALIZER_CHUNK", chunk)
+    z = pebbling.z3()
+    ctx = z.Context()
+    xs = [z.Bool(f"x{i}", ctx) for i in range(8)]
+    clauses, nvars, names = cnf.to_cnf(ctx, [xs[0], z.Or(xs[1], xs[2])])
+    query = backends.SatQuery(clauses, nvars, names, [str(x) for x in xs], ubound=6)
+    assert [query.check(k) for k in range(7)] == ["unsat", "unsat"] + ["sat"] * 5
+    assert query.check(2) == "sat" and sum(query.value(x) for x in xs) <= 2
+    query.close()
+
+
+def test_a_deadline_passing_between_totalizer_steps_stops_the_build(monkeypatch):
+    """The cardinality constraint is built in steps, the clock looked at between two: a deadline
+    passing after the first step stops the build (DeadlineReached), the solver released."""
+    from pysat.card import ITotalizer
+
+    monkeypatch.setattr(backends.SatQuery, "TOTALIZER_CHUNK", 1)
+    append = backends.SatQuery._append
+    monkeypatch.setattr(backends.SatQuery, "_append",
+                        lambda self, clauses, deadline: append(self, clauses, None))
+    steps = []
+    increase = ITotalizer.increase
+    monkeypatch.setattr(ITotalizer, "increase",
+                        lambda self, **kw: (steps.append(kw), increase(self, **kw))[1])
+    monkeypatch.setattr(backends.time, "monotonic", lambda: 10.0 if steps else 0.0)
+    enc = pebbling.encode(*HARD, "one-shot", 6)
+    clauses, nvars, names = cnf.to_cnf(enc.ctx, enc.constraints)
+    with pytest.raises(DeadlineReached, match="cardinality constraint"):
+        backends.SatQuery(clauses, nvars, names, [str(c) for c in enc.cost], ubound=20,
+                          deadline=5.0)
+    assert len(steps) == 1  # one step built past the first, then the clock stopped it
+
+
 # --- the work budget: reproducible, and never a proof when it runs out ---------------------------
 
 # matmul(2,2,2), M = 4, one-shot, Z3 encodings only: the proof needs a few million units of work

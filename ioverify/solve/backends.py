@@ -99,7 +99,6 @@ class SatQuery:
     def __init__(self, clauses, nvars: int, names: dict[str, int], cost: list[str],
                  ubound: int | None = None, propagations: int | None = None,
                  deadline: float | None = None):
-        from pysat.card import EncType, ITotalizer  # noqa: F401
         from pysat.solvers import Solver
 
         self.names = names
@@ -108,9 +107,7 @@ class SatQuery:
             self._append(clauses, deadline)
             lits = [names[c] for c in cost if c in names]
             bound = len(lits) if ubound is None else max(0, min(len(lits), ubound))
-            self.totalizer = ITotalizer(lits=lits, ubound=bound, top_id=nvars) if lits else None
-            if self.totalizer is not None:
-                self._append(self.totalizer.cnf.clauses, deadline)
+            self.totalizer = self._totalizer(lits, bound, nvars, deadline) if lits else None
         except DeadlineReached:
             self.solver.delete()
             raise
@@ -120,6 +117,28 @@ class SatQuery:
         self.interrupted = False
 
     CHUNK = 10_000  # clauses added between two looks at the clock
+    TOTALIZER_CHUNK = 20_000  # about as many totalizer clauses built between two looks
+
+    def _totalizer(self, lits: list[int], bound: int, nvars: int, deadline: float | None):
+        """PySAT's incremental totalizer counting ``lits`` up to ``bound``, built in steps of
+        the bound (each about TOTALIZER_CHUNK clauses: its size grows with len(lits) times the
+        bound) with a look at the clock between two, so that ``deadline`` stops it too."""
+        from pysat.card import ITotalizer
+
+        step = max(1, self.TOTALIZER_CHUNK // len(lits))
+        totalizer = ITotalizer(lits=lits, ubound=min(bound, step), top_id=nvars)
+        try:
+            self._append(totalizer.cnf.clauses, deadline)
+            while totalizer.ubound < bound:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise DeadlineReached("timeout while building the cardinality constraint")
+                totalizer.increase(ubound=min(bound, totalizer.ubound + step))
+                if totalizer.nof_new:
+                    self._append(totalizer.cnf.clauses[-totalizer.nof_new:], deadline)
+        except DeadlineReached:
+            totalizer.delete()
+            raise
+        return totalizer
 
     def _append(self, clauses, deadline: float | None) -> None:
         """Add ``clauses`` to the solver, in chunks; ``DeadlineReached`` once ``deadline`` (a
