@@ -39,7 +39,7 @@ class Rows:
         else:
             print(text, file=self.stream or sys.stdout, flush=True)
 
-    def row(self, table: str, status: str, text: str, **figures) -> None:
+    def row(self, table: str, status: str, text: str, /, **figures) -> None:
         from ioverify.errors import EXIT_CODES
 
         if status not in EXIT_CODES:

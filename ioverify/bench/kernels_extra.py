@@ -222,7 +222,8 @@ def approximate_sweep(d: int, g: int, memory: int, quick: bool,
         out.row("approximate-crossover", "valid",
                 f"    d={dd:<3} g={gg} r={blocks['rank']:<4} table {blocks['rank'] * (dd + 2):>5} "
                 f"words ({where}, blocks {blocks}): n = {cross}",
-                d=dd, degree=gg, rank=blocks["rank"], table=where, memory=memory, n=cross)
+                d=dd, degree=gg, rank=blocks["rank"], placement=where, memory=memory,
+                n=cross)
 
 
 def _flash_forward_io(n, d, memory):

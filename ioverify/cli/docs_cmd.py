@@ -1,6 +1,7 @@
 """``ioverify docs [--check] [--docs DIR] [--only PAGE ...] [--no-search] [--seconds S]``:
 regenerate every page that is generated from the code or the committed certificates rather than
-written by hand."""
+written by hand; ``ioverify docs --performance-plots`` draws the performance page's plots from
+the recorded benchmark results instead."""
 
 from __future__ import annotations
 
@@ -37,6 +38,10 @@ def register(sub) -> None:
                    help=f"only these pages ({', '.join(PAGES)})")
     p.add_argument("--no-search", action="store_true",
                    help="confrontation page: reference optima only, no exhaustive searches")
+    p.add_argument("--performance-plots", action="store_true",
+                   help="draw the plots of performance.md (img/performance-*.png) from the "
+                        "benchmark results recorded in performance/SUITE.json (the output of "
+                        "`ioverify bench SUITE --json`), and nothing else; needs matplotlib")
     p.add_argument("--seconds", type=positive_float, default=None, metavar="S",
                    help="confrontation page: a wall-clock limit per instance besides the state "
                         "cap (default none: the page is the same on every machine)")
@@ -77,6 +82,12 @@ def _docs(args) -> int:
     from ioverify.errors import exit_code_of
 
     folder = Path(args.docs)
+    if args.performance_plots:
+        from ioverify.report.performance import draw_all
+
+        for path in draw_all(folder):
+            print(f"written: {path}")
+        return 0
     stale = []
     rendered = {}
     for page in args.only or PAGES:  # everything rendered before anything is written
