@@ -25,6 +25,7 @@ import hashlib
 import itertools
 
 from ioverify.dag.model import DAG
+from ioverify.encode import pebbling
 from ioverify.errors import InternalError
 from ioverify.game.rules import ONE_SHOT
 from ioverify.solve.query import z3
@@ -33,8 +34,6 @@ from ioverify.solve.query import z3
 def one_shot_clauses(dag: DAG, memory: int, budget: int) -> tuple[list[str], list[list[int]]]:
     """The names (variable i + 1 is ``names[i]``) and canonical clauses of the one-shot query
     with I/O at most ``budget``."""
-    from ioverify.encode import pebbling
-
     steps = sum(1 for v in dag.useful if not dag.is_input[v])
     enc = pebbling.encode(dag, memory, ONE_SHOT, steps)
     named = []
