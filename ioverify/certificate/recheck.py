@@ -12,7 +12,9 @@ status included:
   witness schedules are replayed at M in the variant; the "nothing cheaper" side is re-run
   (the exhaustive search below the certified figure, the trivial bound recomputed, the horizon
   of a solver proof recomputed and its unsat answer re-derived by an exhaustive search under a
-  state cap when it fits, and otherwise relied on, said so);
+  state cap when it fits, and otherwise relied on, said so; a clausal proof's CNF re-encoded
+  by ``ioverify.certificate.reencode`` and compared, its LRAT proof checked by
+  ``ioverify.certificate.lrat``, both files read beside the certificate by SHA-256);
 * **partition**: the witness re-checked as a 2M-partition of the core DAG, the bound recomputed
   as M (P - 1), the counting bound on P recomputed, a solver's unsat relied on, said so;
 * **kernel**: the kernel re-run with the certificate's seed, re-certified, its counts, bound
