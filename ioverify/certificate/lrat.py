@@ -63,6 +63,14 @@ def _int(word: str, number: int, what: str) -> int:
         raise ProofRejected(f"{what} line {number}: {word!r} is not an integer") from None
 
 
+def _ints(words: list[str], number: int) -> list[int]:
+    try:
+        return list(map(int, words))
+    except ValueError:
+        bad = next(w for w in words if not w.lstrip("-").isdigit())
+        raise ProofRejected(f"proof line {number}: {bad!r} is not an integer") from None
+
+
 def check_lrat(clauses, proof: str) -> int:
     """Check ``proof`` (LRAT text) against ``clauses`` (``read_dimacs``); the number of clauses
     it added, once it adds the empty clause.  ``ProofRejected`` otherwise."""
@@ -72,11 +80,10 @@ def check_lrat(clauses, proof: str) -> int:
         words = line.split()
         if not words or words[0] == "c":
             continue
-        ints = [_int(w, number, "proof") for w in words if w != "d"]
         if len(words) > 1 and words[1] == "d":
-            _delete(live, ints[1:], number)
+            _delete(live, _ints(words[2:], number), number)
             continue
-        ident, lits, hints = _addition(ints, number)
+        ident, lits, hints = _addition(_ints(words, number), number)
         if ident <= last:
             raise ProofRejected(f"proof line {number}: clause number {ident} is not above "
                                 f"{last}, the last one used")
@@ -96,10 +103,10 @@ def _addition(ints: list[int], number: int):
     lits, hints = tuple(ints[1:end]), ints[end + 1:-1]
     if 0 in hints:
         raise ProofRejected(f"proof line {number}: a third 0")
-    if any(h < 0 for h in hints):
+    if min(hints, default=1) < 0:
         raise ProofRejected(f"proof line {number}: a RAT step (negative hint); only reverse "
                             f"unit propagation is accepted")
-    if any(-lit in lits for lit in lits):
+    if not {-lit for lit in lits}.isdisjoint(lits):
         raise ProofRejected(f"proof line {number}: the clause is a tautology")
     return ints[0], lits, hints
 
