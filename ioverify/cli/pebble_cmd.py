@@ -134,6 +134,11 @@ def _check_proof_folder(folder, variant) -> None:
     if not variant.at_most_once:
         raise InvalidArgument(f"--proof needs the one-shot variant (--one-shot), whose horizon "
                               f"is exact; got {variant.name}")
+    from ioverify.solve.proof import available
+
+    if not available():
+        raise InvalidArgument("--proof needs PySAT with CaDiCaL 1.9.5 (python-sat's "
+                              "Cadical195), which cannot be imported here")
     path = Path(folder)
     if path.exists() and not path.is_dir():
         raise InvalidArgument(f"--proof {folder!r}: not a folder")

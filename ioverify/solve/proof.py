@@ -24,6 +24,16 @@ from ioverify.errors import InternalError
 SOLVER = "cadical195"
 
 
+def available() -> bool:
+    """Whether PySAT with CaDiCaL 1.9.5 (``Cadical195``) can be imported here."""
+    try:
+        import pysolvers  # noqa: F401
+        from pysat.solvers import Cadical195  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def refute(clauses, timeout: float | None = None) -> tuple[str, str]:
     """("unsat", LRAT text over ``clauses`` numbered 1..m in the given order), or ("sat", "")
     or ("unknown", reason)."""
