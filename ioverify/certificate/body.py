@@ -11,7 +11,7 @@ from pathlib import Path
 from ioverify._io import write_text
 from ioverify.certificate.format import relies_on as relies_on_json
 from ioverify.certificate.format import seal, tool_versions
-from ioverify.certificate.recheck import obligation_id
+from ioverify.certificate.recheck import DAG_FILE, obligation_id
 from ioverify.dag.jsonio import dag_to_dict
 from ioverify.dag.registry import build
 from ioverify.verdict import Verdict, to_json
@@ -114,7 +114,6 @@ def _key(obligation) -> str:
 
 # --- the certificate of ``ioverify pebble --proof`` -------------------------------------------------
 
-PEBBLE_FAMILY = "dag-file"  # no family builds the DAG: the re-check uses the embedded one
 
 
 def pebble_certificate(dag, file_name: str, memory: int, verdict: Verdict, seconds: float,
@@ -122,7 +121,7 @@ def pebble_certificate(dag, file_name: str, memory: int, verdict: Verdict, secon
     """The sealed certificate of a one-shot ``pebble`` verdict whose evidence is a clausal
     proof: the obligation names the DAG file and states the claimed lower bound (``claim``, or
     the bound proved for a bracket); the DAG is embedded."""
-    spec = {"family": PEBBLE_FAMILY, "params": {"file": file_name}, "memory": memory,
+    spec = {"family": DAG_FILE, "params": {"file": file_name}, "memory": memory,
             "variant": "one-shot"}
     if claim is not None:
         spec["lower_bound"] = claim
