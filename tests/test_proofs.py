@@ -284,3 +284,27 @@ def test_external_lrat_checker_accepts_the_proof(proved):
     done = subprocess.run([shutil.which(EXTERNAL[0]), str(folder / "query.cnf"),
                            str(folder / "query.lrat")], capture_output=True, text=True)
     assert done.returncode == 0 and "s VERIFIED" in done.stdout.upper(), done.stdout
+
+
+def test_bracket_lower_end_gets_a_verified_certificate(tmp_path, capsys):
+    """An unknown verdict's proved lower end (the exhaustive search stopped early) is what the
+    proof and its certificate verify."""
+    pytest.importorskip("pysat")
+    dag_file = tmp_path / "pyramid3.json"
+    dag_file.write_text(json.dumps(dag_to_dict(pyramid(3))))
+    code = main(["pebble", str(dag_file), "-M", "3", "--one-shot", "--method", "exhaustive",
+                 "--max-states", "3", "--json", "--proof", str(tmp_path / "bracket")])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 3 and doc["status"] == "unknown"
+    assert doc["proof"]["written"] and doc["proof"]["lower_bound"] == doc["lower_bound"]
+    outcome = check_file(tmp_path / "bracket" / "certificate.json")
+    assert outcome.outcome == "accepted" and outcome.status == "verified"
+
+
+def test_proof_path_that_is_a_file_is_refused_before_the_search(tmp_path, capsys):
+    dag_file = tmp_path / "p.json"
+    dag_file.write_text(json.dumps(dag_to_dict(pyramid(2))))
+    (tmp_path / "taken").write_text("")
+    assert main(["pebble", str(dag_file), "-M", "3", "--one-shot", "--proof",
+                 str(tmp_path / "taken")]) == 2
+    assert "--proof" in capsys.readouterr().err and (tmp_path / "taken").read_text() == ""
