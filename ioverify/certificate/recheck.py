@@ -537,6 +537,8 @@ def _clausal_evidence(dag, memory, variant, evidence, figure, log) -> None:
     _same("evidence steps (one compute per needed non-input vertex)", computes,
           evidence["steps"])
     budget = evidence["unsat_budget"]
+    _require(budget >= 0, f"evidence unsat_budget {budget}: a refutation needs a budget of at "
+                          f"least 0")
     _require(budget + 1 >= figure, f"a refutation at budget {budget} proves I/O >= "
                                    f"{budget + 1} only, not >= {figure}")
     cnf_text = _proof_file(log, evidence, "cnf")
