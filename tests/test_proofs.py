@@ -78,6 +78,19 @@ def test_dimacs_reader_rejects_malformed_cnf(cnf, reason):
         read_dimacs(cnf)
 
 
+@pytest.mark.parametrize("clauses", [
+    [(1, 2), (-1, 2), (1, -2), (-1, -2)],
+    [(3,), (1, 2, -3), (-1, 2), (1, -2), (-1, -2)],  # CaDiCaL numbers derived clauses in between
+    [(1, 2), (-3,), (-1, 2, 3), (1, -2), (4,), (-1, -2, -4)],
+])
+def test_cadical_refutation_is_mapped_to_the_cnfs_numbers(clauses):
+    pytest.importorskip("pysat")
+    from ioverify.solve.proof import refute
+
+    answer, proof = refute(clauses)
+    assert answer == "unsat" and check_lrat(clauses, proof) >= 1
+
+
 # --- the re-encoder -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("n, k", [(n, k) for n in range(1, 5) for k in range(0, 4)])

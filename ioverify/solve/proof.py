@@ -27,11 +27,11 @@ SOLVER = "cadical195"
 def available() -> bool:
     """Whether PySAT with CaDiCaL 1.9.5 (``Cadical195``) can be imported here."""
     try:
-        import pysolvers  # noqa: F401
+        import pysolvers
         from pysat.solvers import Cadical195  # noqa: F401
     except ImportError:
         return False
-    return True
+    return hasattr(pysolvers, "cadical195_tracepr") and hasattr(pysolvers, "flushpr")
 
 
 def refute(clauses, timeout: float | None = None) -> tuple[str, str]:
