@@ -30,6 +30,7 @@ from ioverify.errors import exit_code_of
 EVIDENCE_KINDS = (
     "exhaustive-search",  # complete configuration search, horizon-free
     "one-shot-exact-horizon",  # one-shot variant: the bounded encoding's horizon is exact
+    "clausal-proof",  # one-shot variant: the exact-horizon CNF with a checked LRAT refutation
     "proved-horizon",  # a horizon bound that is itself proved
     "partition-lemma",  # Q >= M (P(2M) - 1), Hong-Kung, horizon-free
     "trivial-bound",  # every input loaded and every output stored

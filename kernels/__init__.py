@@ -15,6 +15,7 @@ KERNEL_MODULES = (
     "ioverify.kernels.flash_backward_v1",
     "ioverify.kernels.flash_backward_v2",
     "ioverify.kernels.square_tiling_backward",
+    "ioverify.kernels.alman_song_backward",
     "ioverify.kernels.block_sparse_forward",
     "ioverify.kernels.block_sparse_backward",
     "ioverify.kernels.polynomial_forward",

@@ -24,6 +24,13 @@ def attend_row_block(mem, a: dict, r0: int, r: int, d: int, columns) -> None:
     ``columns`` ((c0, c) pairs): O_i, m_i, l_i stay in fast memory (online softmax), then O_i and
     L_i are stored.  Block-sparse attention passes only the allowed blocks."""
     q = mem.load(a["Q"], (r0, r0 + r), (0, d))
+    o, m, l = online_softmax(mem, a, q, d, columns)
+    _finish(mem, a, r0, q, o, m, l)
+
+
+def online_softmax(mem, a: dict, q, d: int, columns) -> tuple:
+    """The unnormalised O_i = exp(S - m_i) V, the row max m_i and the row sum l_i for the query
+    tile ``q`` over the key/value blocks ``columns`` of a["K"], a["V"], with S = q K^T."""
     o = m = l = None
     for c0, c in columns:
         k = mem.load(a["K"], (c0, c0 + c), (0, d))
@@ -44,7 +51,7 @@ def attend_row_block(mem, a: dict, r0: int, r: int, d: int, columns) -> None:
             mem.matmul(s, v, out=o, accumulate=True)
         mem.free(v)
         mem.free(s)
-    _finish(mem, a, r0, q, o, m, l)
+    return o, m, l
 
 
 def _rescale(mem, s, mx, m, l, o):

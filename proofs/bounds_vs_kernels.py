@@ -20,6 +20,7 @@ KERNELS = {
                           "square-tiling-forward"),
     "attention-backward": ("flash-backward-v1", "flash-backward-v2", "square-tiling-backward"),
     "approximate-attention": ("polynomial-forward",),
+    "alman-song-backward": ("alman-song-backward",),
 }
 # (bound, the function its graph computes): every lower or tight bound with a kernel family.
 BOUNDS = (
@@ -32,8 +33,11 @@ BOUNDS = (
     ("attention-backward-explicit", "attention-backward"),
     ("attention-backward-v1", "attention-backward"),
     ("approximate-attention-trivial", "approximate-attention"),
+    ("alman-song-backward-trivial", "alman-song-backward"),
+    ("attention-backward-v2-alman-song", "alman-song-backward"),
 )
-ASYMPTOTIC = {"saha-ye-thm3.1", "attention-any-matmul", "attention-backward-v1"}
+ASYMPTOTIC = {"saha-ye-thm3.1", "attention-any-matmul", "attention-backward-v1",
+              "attention-backward-v2-alman-song"}
 
 # The sweeps, by function: (name, growing parameter or None, [(params, M), ...]).
 ATTENTION = (

@@ -48,7 +48,7 @@ def test_bench_json_has_one_record_per_row_with_a_status(suite):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("suite", ["pebble", "pebble-z3", "partition", "kernels",
-                                   "kernels-extra"])
+                                   "kernels-extra", "proofs"])
 def test_bench_json_of_the_solver_and_kernel_suites(suite):
     doc, code = _bench_json(suite)
     _check_document(doc, code, suite)

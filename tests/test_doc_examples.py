@@ -16,7 +16,10 @@ use the files an earlier one wrote.  What a fenced block is, by its language:
 An HTML comment on the line before a block (invisible on the site) says more about it:
 ``<!-- example: file NAME -->`` writes a Python block to NAME instead of running it (two such
 blocks with one NAME make one file); ``<!-- example: excerpt -->`` on a ``text`` block: its
-lines appear, in order and together, in the output, a ``...`` in a line matching anything;
+lines appear, in order and together, in the output; in any output shown, ``...`` in a line
+matches anything, and a line that is only ``...`` any number of lines;
+``<!-- example: needs PROGRAM ... -->``: a command of one of these programs runs only where it is
+installed (an external tool no package of the project's provides);
 ``<!-- example: install NAME -->`` on a ``toml`` block of ``[project.entry-points.*]`` tables:
 the later blocks run as if a package NAME declaring them were installed; ``<!-- example: slow
 -->``: the block (and the output shown after it) runs only under ``-m slow``.  Outputs are
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -83,15 +87,46 @@ def _matches(expected: str, actual: str) -> bool:
                         actual) is not None
 
 
+def _find(segment: list[str], got: list[str], start: int) -> int | None:
+    """The first index from ``start`` where the lines ``segment`` match ``got``."""
+    for i in range(start, len(got) - len(segment) + 1):
+        if all(_matches(w, g) for w, g in zip(segment, got[i:i + len(segment)])):
+            return i
+    return None
+
+
+def _lines_match(want: list[str], got: list[str]) -> bool:
+    """``want`` matches all of ``got``, a line ``...`` standing for any number of lines."""
+    segments, current = [], []
+    for line in want:
+        if line.strip() == "...":
+            segments.append(current)
+            current = []
+        else:
+            current.append(line)
+    segments.append(current)
+    first, *middle, last = segments if len(segments) > 1 else (segments[0], segments[0])
+    if len(segments) == 1:
+        return len(want) == len(got) and _find(want, got, 0) == 0
+    if _find(first, got, 0) != 0:
+        return False
+    position = len(first)
+    for segment in middle:
+        found = _find(segment, got, position)
+        if found is None:
+            return False
+        position = found + len(segment)
+    return len(got) - len(last) >= position and _find(last, got, len(got) - len(last)) is not None
+
+
 def check_output(expected: str, actual: str, excerpt: bool, where: str) -> None:
     want, got = normalise(expected).splitlines(), normalise(actual).splitlines()
     if excerpt:
-        for i in range(len(got) - len(want) + 1):
-            if all(_matches(w, g) for w, g in zip(want, got[i:i + len(want)])):
-                return
-        raise AssertionError(f"{where}: the excerpt shown is not in the output:\n"
-                             + "\n".join(got))
-    assert len(want) == len(got) and all(_matches(w, g) for w, g in zip(want, got)), (
+        if _find(want, got, 0) is None:
+            raise AssertionError(f"{where}: the excerpt shown is not in the output:\n"
+                                 + "\n".join(got))
+        return
+    assert _lines_match(want, got), (
         f"{where}: the output differs from the page.\npage:\n" + "\n".join(want)
         + "\nactual:\n" + "\n".join(got))
 
@@ -113,6 +148,12 @@ class Runner:
     def run(self, block: Block) -> None:
         getattr(self, "run_" + block.lang)(block)
 
+    def absent(self, command: str, block: Block) -> bool:
+        """A command of a program the block ``needs`` that is not installed here."""
+        needs = block.note.split()[1:] if block.note.startswith("needs ") else []
+        program = command.split()[0] if command.split() else ""
+        return program in needs and shutil.which(program) is None
+
     def _shell(self, command: str, block: Block, stderr=subprocess.PIPE):
         done = subprocess.run(["bash", "-c", command], cwd=self.folder, env=self.env,
                               stdout=subprocess.PIPE, stderr=stderr, text=True, timeout=900)
@@ -126,7 +167,8 @@ class Runner:
     def run_sh(self, block: Block) -> None:
         out = []
         for line in block.body.splitlines():
-            if line.strip() and not line.lstrip().startswith("#"):
+            if line.strip() and not line.lstrip().startswith("#") \
+                    and not self.absent(line, block):
                 out.append(self._shell(line, block).stdout)
         self.last = "".join(out)
 
@@ -134,7 +176,7 @@ class Runner:
         command, expected = None, []
         for line in [*block.body.splitlines(), "$ "]:
             if line.startswith("$ "):
-                if command:
+                if command and not self.absent(command, block):
                     done = self._shell(command, block, stderr=subprocess.STDOUT)
                     check_output("\n".join(expected), done.stdout, False, self.where(block))
                 command, expected = line[2:], []
@@ -217,5 +259,9 @@ def test_a_stale_output_fails_and_a_timing_does_not():
     with pytest.raises(AssertionError, match="differs"):
         check_output("3 passed", "4 passed", False, "x")
     check_output("b ... d", "a\nb c d\ne", True, "x")
+    check_output("a\n...\nd", "a\nb\nc\nd", False, "x")
+    check_output("a\nb\n...", "a\nb\nc\nd", False, "x")
+    with pytest.raises(AssertionError, match="differs"):
+        check_output("a\n...\nc", "a\nb\nd", False, "x")
     with pytest.raises(AssertionError, match="excerpt"):
         check_output("b\nd", "b\nc\nd", True, "x")

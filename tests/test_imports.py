@@ -75,6 +75,8 @@ TRUSTED_BASE = (
     "ioverify.kernels",
     "ioverify.certificate.format",
     "ioverify.certificate.recheck",
+    "ioverify.certificate.reencode",
+    "ioverify.certificate.lrat",
     "ioverify.schemas",
 )
 # What the trusted base must never reach: solvers, the searches and encodings that drive them,

@@ -181,3 +181,12 @@ def test_backward_kernels_at_larger_sizes(name):
     for n, d, M in [(64, 16, 256), (100, 8, 1000), (129, 32, 2048)]:
         report = run_kernel(name, memory=M, n=n, d=d)
         assert report.certified and report.io == report.formula, (n, d, M, report.reason)
+
+
+@pytest.mark.parametrize("name", BACKWARD)
+@pytest.mark.parametrize("d,seed", [(5, 6), (9, 1), (33, 2)])
+def test_one_key_per_row_gives_an_exactly_zero_gradient(name, d, seed):
+    """n = 1: a softmax over one key has zero gradient for Q and K; the kernels' dP - D is
+    exactly zero in the traced arithmetic, so the exact comparison certifies them."""
+    report = run_kernel(name, memory=400, n=1, d=d, seed=seed)
+    assert report.certified, report.reason

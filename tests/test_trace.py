@@ -276,3 +276,27 @@ def test_wrong_or_missing_inputs_are_rejected(genuine):
     y = dict(x, Q=x["Q"][:, :1])
     assert "has shape" in recertify(trace, y, outs, ref).reason
     assert "given but not declared" in recertify(trace, dict(x, Z=x["Q"]), outs, ref).reason
+
+
+def test_matmul_and_rowsum_fold_left_to_right_so_equal_sums_are_equal_bit_for_bit():
+    """dP_ij and D_i of attention with one key per row are the same sum of the same products;
+    the traced arithmetic folds every sum in index order, whatever BLAS does, so their
+    difference is exactly zero (a softmax over one key has an exactly zero gradient)."""
+    from ioverify.trace import ops
+
+    rng = np.random.default_rng(3)
+    for k in (2, 5, 8, 37, 130):
+        x, y = rng.standard_normal((1, k)), rng.standard_normal((1, k))
+        dot = ops.apply("matmul", (x, y), False, True)
+        total = ops.apply("rowsum", (x * y,), False, False)
+        assert dot[0, 0] == total[0, 0]
+        assert dot[0, 0] == sum((x * y)[0][1:], (x * y)[0][0])
+
+
+def test_accumulating_matmul_continues_the_chain_from_the_old_value():
+    from ioverify.trace import ops
+
+    a, b = np.array([[1e16, 1.0]]), np.array([[1.0], [1.0]])
+    out = np.array([[-1e16]])
+    ops.apply("matmul", (a, b), False, False, out=out, accumulate=True)
+    assert out[0, 0] == 1.0  # ((-1e16 + 1e16) + 1), not -1e16 + (1e16 + 1) = 0

@@ -16,6 +16,7 @@ SUITES = {
     "kernels": "ioverify.bench.kernels",
     "kernels-extra": "ioverify.bench.kernels_extra",
     "families": "ioverify.bench.families",
+    "proofs": "ioverify.bench.proofs",
 }
 
 

@@ -47,6 +47,7 @@ SEARCH_INSTANCES = (
     ("attention-forward", {"n": 1, "d": 2}, (3, 4)),
     ("attention-forward", {"n": 2, "d": 1}, (5, 6)),  # ~30 s each, 1.1M states at M = 6
     ("attention-backward", {"n": 1, "d": 1}, (3, 4)),
+    ("alman-song-backward", {"n": 1, "d": 1}, (3, 4)),
     ("approximate-attention", {"n": 1, "d": 1, "degree": 1}, (3, 4, 5)),
     ("approximate-attention", {"n": 2, "d": 1, "degree": 1}, (4, 5)),  # ~10 s
 )

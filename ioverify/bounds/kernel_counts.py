@@ -84,6 +84,12 @@ KERNEL_COUNTS.update({
     "polynomial-forward": (2 * n * d * _ceil(r / f) + 2 * n * d + r * (d + 2)
                            + r * (d + 2) * sp.Piecewise((1, sp.Eq(f, r)), (_ceil(n / B), True))),
 })
+# The Alman-Song gradient dL/dX (kernels/alman_song_backward.py): the two weight products
+# with a x b tiles, the two-pass row loop, dX with B x B tiles.
+KERNEL_COUNTS["alman-song-backward"] = (
+    2 * d * (n * _ceil(d / b) + d * _ceil(n / a)) + 2 * n * d
+    + 3 * n * d + 4 * n * d * _ceil(n / B_r)
+    + 2 * n * d * _ceil(d / B) + d**2)
 STATED_COUNTS.update({
     "flash-backward-v1": 4 * n * d + (n / B_c) * (5 * n * d + 2 * n),
     "block-sparse-forward": 2 * n * d + n + 2 * sp.Symbol("s", positive=True) * n**2 * d / B,

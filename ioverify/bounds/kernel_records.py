@@ -24,6 +24,8 @@ GRAPHS = {
     "flash-backward-v1": ("attention-backward", "FlashAttention backward, outer loop over K/V"),
     "flash-backward-v2": ("attention-backward", "FlashAttention-2 backward"),
     "square-tiling-backward": ("attention-backward", "square-tiled backward"),
+    "alman-song-backward": ("alman-song-backward", "Alman-Song gradient dL/dX, weight products "
+                            "tiled"),
     "block-sparse-forward": (None, "block-sparse FlashAttention forward"),
     "block-sparse-backward": (None, "block-sparse FlashAttention backward"),
     "polynomial-forward": ("approximate-attention", "polynomial-method attention, blocked"),

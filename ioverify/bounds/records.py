@@ -165,6 +165,25 @@ BACKWARD = [
           "attention backward (Alman-Song algebra), standard matrix multiplication", (n, d, M),
           d <= n, Min((n**2 * d**2 + n * d**3) / M, (n**2 * d + n * d**2) / sqrt(M)),
           asymptotic=True, section="§5", monotone_in_M=True, family="attention-backward"),
+    Bound("attention-backward-v2-alman-song", "Attention backward (v2, 2026), Alman-Song form",
+          "The v2 bound read on the computation of Alman and Song that the paper follows: the "
+          "gradient dL/dX of L(X) = 1/2 ||softmax(A1 X A2^T) A3 Y - E||_F^2 (X, Y d x d "
+          "weights), whose weight products (n x d)(d x d) can force the n d^2 and n d^3 terms: "
+          "Q_bwd = Theta(min{(n^2 d^2 + n d^3) / M, (n^2 d + n d^2) / sqrt(M)}) for every n, d "
+          "and M.",
+          f"{LI_ET_AL}, ICLR 2026 version, Theorem 1.1; Alman & Song, arXiv 2402.04497, "
+          f"Definition 1.5 (the loss and its gradient)", "summary", "tight", "recompute",
+          "Alman-Song gradient graph dL/dX (weight products included), standard matrix "
+          "multiplication", (n, d, M), sympy.true,
+          Min((n**2 * d**2 + n * d**3) / M, (n**2 * d + n * d**2) / sqrt(M)),
+          asymptotic=True, section="§5", monotone_in_M=True, family="alman-song-backward"),
+    Bound("alman-song-backward-trivial", "Alman-Song gradient: inputs read, output written",
+          "Every entry of A1, A2, A3, E, X, Y is loaded and every entry of dX stored: "
+          "Q >= 4nd + 3d^2.",
+          "derived for ioverify (every input has a successor, every output is computed)",
+          "derived", "lower", "recompute", "Alman-Song gradient graph dL/dX", (n, d, M),
+          M >= MIN_FEASIBLE, 4 * n * d + 3 * d**2, section="§5",
+          options=(("summation", SUMMATIONS),), family="alman-song-backward"),
     Bound("attention-backward-v1", "Attention backward (v1, 2024)",
           "Q_bwd = Theta(min{n^2 d^2 / M, n^2 d / sqrt(M)}).",
           f"{LI_ET_AL} (v1, 2024: 'Fine-grained Attention I/O Complexity: Comprehensive "

@@ -11,6 +11,7 @@ from pathlib import Path
 from ioverify._io import write_text
 from ioverify.certificate.format import relies_on as relies_on_json
 from ioverify.certificate.format import seal, tool_versions
+from ioverify.certificate.recheck import DAG_FILE, obligation_id
 from ioverify.dag.jsonio import dag_to_dict
 from ioverify.dag.registry import build
 from ioverify.verdict import Verdict, to_json
@@ -109,3 +110,39 @@ class CertificateWriter:
 
 def _key(obligation) -> str:
     return json.dumps(obligation.to_json(), sort_keys=True)
+
+
+# --- the certificate of ``ioverify pebble --proof`` -------------------------------------------------
+
+
+
+def pebble_certificate(dag, file_name: str, memory: int, verdict: Verdict, seconds: float,
+                       claim: int | None) -> dict:
+    """The sealed certificate of a one-shot ``pebble`` verdict whose evidence is a clausal
+    proof: the obligation names the DAG file and states the claimed lower bound (``claim``, or
+    the bound proved for a bracket); the DAG is embedded."""
+    spec = {"family": DAG_FILE, "params": {"file": file_name}, "memory": memory,
+            "variant": "one-shot"}
+    if claim is not None:
+        spec["lower_bound"] = claim
+    detail = {"vertices": len(dag), "claimed_lower_bound": claim}
+    if claim is not None:
+        detail["lower_bound_source"] = "number"
+    body = {
+        "claim": {"id": "pebble", "title": f"one-shot pebbling of {file_name} with M = {memory}",
+                  "statement": f"No one-shot schedule of {file_name} with {memory} red pebbles "
+                               f"costs less than the bound the verdict states.",
+                  "source": "ioverify pebble --proof", "firmness": "user"},
+        "obligation": {"id": obligation_id("exact-search", spec), "claim": "pebble",
+                       "kind": "exact-search", "spec": spec, "heavy": False},
+        "verdict": to_json(verdict, dag),
+        "seconds": seconds,
+        "seed": 0,
+        "detail": detail,
+        "relies_on": relies_on(verdict),
+        "tools": tool_versions(),
+        "instance": {"dag": dag_to_dict(dag)},
+    }
+    schedule = body["verdict"].pop("schedule", None)
+    body["witness"] = {} if schedule is None else {"schedule": schedule}
+    return seal(body)

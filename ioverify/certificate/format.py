@@ -28,7 +28,9 @@ from ioverify._io import check_header, load_json_document
 from ioverify.schemas import validate as against_schema
 
 FORMAT = "ioverify-certificate"
-VERSION = 2  # 2: verified kernels and formulas carry their own fields, not a bound
+VERSION = 3  # 2: verified kernels and formulas carry their own fields, not a bound;
+#               3: the evidence kind clausal-proof, with its CNF and LRAT proof beside the file
+READABLE = (2, 3)  # version 2 certificates have no clausal proofs and re-check unchanged
 
 MAX_DEPTH = 64  # nesting levels a certificate may have (the shipped ones use at most 6)
 
@@ -95,7 +97,9 @@ def read(path: str | Path, what: str | None = None) -> dict:
 
 def _check_header(doc: object, what: str) -> None:
     """Format and version first, so a file of another format or version says so plainly."""
-    check_header(doc, FORMAT, VERSION, what)
+    version = doc.get("version") if isinstance(doc, dict) else None
+    readable = type(version) is int and version in READABLE
+    check_header(doc, FORMAT, version if readable else VERSION, what)
 
 
 def _deeper_than(doc: object, limit: int) -> bool:

@@ -12,7 +12,9 @@ status included:
   witness schedules are replayed at M in the variant; the "nothing cheaper" side is re-run
   (the exhaustive search below the certified figure, the trivial bound recomputed, the horizon
   of a solver proof recomputed and its unsat answer re-derived by an exhaustive search under a
-  state cap when it fits, and otherwise relied on, said so);
+  state cap when it fits, and otherwise relied on, said so; a clausal proof's CNF re-encoded
+  by ``ioverify.certificate.reencode`` and compared, its LRAT proof checked by
+  ``ioverify.certificate.lrat``, both files read beside the certificate by SHA-256);
 * **partition**: the witness re-checked as a 2M-partition of the core DAG, the bound recomputed
   as M (P - 1), the counting bound on P recomputed, a solver's unsat relied on, said so;
 * **kernel**: the kernel re-run with the certificate's seed, re-certified, its counts, bound
@@ -35,12 +37,15 @@ the fact prover is imported only to re-prove a symbolic certificate.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ioverify.certificate.format import NotRechecked, RELIES_ON, digest, read, validate
+from ioverify.certificate.lrat import check_lrat, read_dimacs
+from ioverify.certificate.reencode import one_shot_cnf
 from ioverify.certificate.format import relies_on as relies_on_of
 from ioverify.game.lemmas import (compute_demands, counting_lower_bound,
                                   trivial_lower_bound)
@@ -84,6 +89,8 @@ EVIDENCE_FIELDS = {
     "trivial-bound": ({"bound"}, {"budget"}),
     "one-shot-exact-horizon": ({"steps", "unsat_budget"},
                                {"method", "automorphisms", "backend", "budget"}),
+    "clausal-proof": ({"steps", "unsat_budget", "cnf", "cnf_sha256", "proof", "proof_sha256",
+                       "variables", "clauses", "lemmas"}, {"backend", "budget"}),
     "proved-horizon": ({"steps", "unsat_budget", "horizon_computes"},
                        {"method", "automorphisms", "backend", "budget", "lemma"}),
     "partition-lemma": ({"S", "memory", "parts", "parts_lower", "parts_upper", "lower_by",
@@ -91,6 +98,7 @@ EVIDENCE_FIELDS = {
 }
 
 COUNTING = "counting inputs and sinks"  # the partition search's name for the counting bound
+DAG_FILE = "dag-file"  # the family of a certificate ``pebble --proof`` writes: a DAG from a file
 
 
 @dataclass(frozen=True)
@@ -129,6 +137,7 @@ class Outcome:
 
 @dataclass
 class _Log:
+    folder: Path | None = None  # where the certificate file is: its proof files are beside it
     rechecked: list[str] = field(default_factory=list)
     relies_on: list[str] = field(default_factory=list)
     not_rederived: list[str] = field(default_factory=list)
@@ -136,15 +145,16 @@ class _Log:
 
 # --- entry points -------------------------------------------------------------------------------
 
-def check(doc: dict) -> Recheck:
+def check(doc: dict, folder: str | Path | None = None) -> Recheck:
     """Re-check a certificate document; raises CertificateRejected naming the first field whose
     stated value differs from the re-derived one, NotRechecked when it cannot be re-derived
-    here, InvalidFormat when it is malformed."""
+    here, InvalidFormat when it is malformed.  ``folder``: where the files a clausal proof
+    names are (beside the certificate file)."""
     validate(doc)
     if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
         raise CertificateRejected("certificate digest does not match its content: it was "
                                   "edited after it was written")
-    ob, log = doc["obligation"], _Log()
+    ob, log = doc["obligation"], _Log(None if folder is None else Path(folder))
     _same("obligation claim (the claim's id)", doc["claim"]["id"], ob["claim"])
     _same("obligation id (from its kind and spec)", obligation_id(ob["kind"], ob["spec"]),
           ob["id"])
@@ -166,7 +176,7 @@ def check_file(path: str | Path, *, debug: bool = False) -> Outcome:
     try:
         doc = read(path, "certificate")
         status = doc["verdict"]["status"]
-        result = check(doc)
+        result = check(doc, Path(path).parent)
     except IOVerifyError as error:
         return Outcome(path, _OUTCOME_OF_CODE.get(error.exit_code, "malformed"), status,
                        reason=_one_line(str(error)))
@@ -300,6 +310,11 @@ def _instance(doc: dict, log: _Log):
     """The DAG rebuilt from the spec's family and params, which must equal the embedded one."""
     spec = doc["obligation"]["spec"]
     embedded = dag_from_dict(doc["instance"]["dag"], "certificate instance DAG")
+    if spec["family"] == DAG_FILE:
+        log.not_rederived.append(f"the instance is the embedded DAG ({len(embedded)} vertices), "
+                                 f"read from {spec['params'].get('file')!r} by "
+                                 f"'ioverify pebble': no family rebuilds it")
+        return embedded
     if spec["family"] not in FAMILIES:
         log.not_rederived.append(f"the instance is the embedded DAG ({len(embedded)} vertices): "
                                  f"family {spec['family']!r} is not installed here, so it was "
@@ -445,6 +460,8 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
         _exhaustive_evidence(dag, memory, variant, evidence["below"], figure, log, exact)
     elif kind == "trivial-bound":
         _trivial_evidence(dag, evidence["bound"], figure, log, exact)
+    elif kind == "clausal-proof":
+        _clausal_evidence(dag, memory, variant, evidence, figure, log)
     else:
         _horizon_evidence(dag, memory, variant, evidence, figure, log)
 
@@ -508,6 +525,72 @@ def _horizon_evidence(dag, memory, variant, evidence, figure, log) -> None:
     log.relies_on.append(RELIES_ON[kind])
     log.not_rederived.append(f"the solver's unsat at budget {proved - 1}: the exhaustive "
                              f"re-search stopped ({result.reason})")
+
+
+def _clausal_evidence(dag, memory, variant, evidence, figure, log) -> None:
+    """A one-shot lower bound by an LRAT refutation: the CNF beside the certificate is the one
+    the re-encoder derives from the DAG, M and the budget (clause for clause, as sets), and the
+    proof beside it checks against it (``ioverify.certificate.lrat``)."""
+    _require(variant == "one-shot", f"evidence 'clausal-proof' proves nothing in the {variant} "
+                                    f"variant (it applies to one-shot)")
+    computes = sum(1 for v in dag.useful if not dag.is_input[v])
+    _same("evidence steps (one compute per needed non-input vertex)", computes,
+          evidence["steps"])
+    budget = evidence["unsat_budget"]
+    _require(budget >= 0, f"evidence unsat_budget {budget}: a refutation needs a budget of at "
+                          f"least 0")
+    _require(budget + 1 >= figure, f"a refutation at budget {budget} proves I/O >= "
+                                   f"{budget + 1} only, not >= {figure}")
+    cnf_text = _proof_file(log, evidence, "cnf")
+    proof_text = _proof_file(log, evidence, "proof")
+    derived = one_shot_cnf(dag, memory, budget)
+    stored = read_dimacs(cnf_text)
+    _same_clauses(derived, stored, budget)
+    _same("evidence variables (the re-encoded CNF's)", len(derived.names), evidence["variables"])
+    _same("evidence clauses (the re-encoded CNF's)", len(derived.clauses), evidence["clauses"])
+    log.rechecked.append(f"CNF {evidence['cnf']} re-encoded from the DAG, M = {memory} and "
+                         f"I/O budget {budget}: the same {len(stored)} clauses over "
+                         f"{len(derived.names)} variables")
+    lemmas = check_lrat(stored, proof_text)
+    _same("evidence lemmas (the clauses the proof adds)", lemmas, evidence["lemmas"])
+    log.rechecked.append(f"LRAT proof {evidence['proof']} checked: {lemmas} clauses added, the "
+                         f"last one empty; no one-shot schedule with I/O <= {budget}")
+
+
+def _proof_file(log: _Log, evidence: dict, which: str) -> str:
+    """The text of the file ``evidence[which]`` beside the certificate, whose SHA-256 must be
+    ``evidence[which + '_sha256']``."""
+    name = evidence[which]
+    if log.folder is None:
+        raise NotRechecked(f"the {which} file {name!r} is beside the certificate file: check "
+                           f"the file, not a document in memory")
+    try:
+        data = (log.folder / name).read_bytes()
+    except OSError as error:
+        _reject(f"evidence {which}: cannot read {name!r} beside the certificate: "
+                f"{error.strerror}")
+    _same(f"evidence {which}_sha256 (the SHA-256 of {name!r})", hashlib.sha256(data).hexdigest(),
+          evidence[f"{which}_sha256"])
+    try:
+        return data.decode("ascii")
+    except UnicodeDecodeError:
+        _reject(f"evidence {which}: {name!r} is not ASCII text")
+
+
+def _same_clauses(derived, stored, budget: int) -> None:
+    """The stored clauses are the re-encoded ones: the same set, each once."""
+    mine = set(derived.clauses)
+    theirs = [tuple(sorted(set(c), key=lambda lit: (abs(lit), lit))) for c in stored]
+    extra = [c for c in theirs if c not in mine]
+    missing = sorted(mine - set(theirs))
+    if extra or missing:
+        clause = extra[0] if extra else missing[0]
+        named = " ".join(("" if lit > 0 else "~") + (derived.names[abs(lit) - 1]
+                         if abs(lit) <= len(derived.names) else f"v{abs(lit)}") for lit in clause)
+        _reject(f"the stored CNF differs from the re-encoded one at I/O budget {budget}: "
+                f"clause ({named}) is {'only in the stored' if extra else 'missing from the stored'}"
+                f" CNF ({len(extra)} extra, {len(missing)} missing)")
+    _require(len(theirs) == len(mine), "the stored CNF repeats a clause")
 
 
 def _exact_refuted(doc: dict, dag, claim, log: _Log) -> None:

@@ -188,7 +188,7 @@ def confront(claim: str, bound: str, kernel_name: str, name: str, sweep, *,
              along: str | None = None, reading: dict | None = None,
              regime: bool = True) -> Obligation:
     """Confront bound ``bound`` with certified runs of ``kernel_name`` on ``sweep`` (a list of
-    ``(params, memory)``), named ``name``.  ``along``: the parameter the sweep grows (needed to
+    ``(params, memory)``), named ``name``.  ``along``: the parameter the sweep grows, a size or "M" (needed to
     contradict an asymptotic bound); ``reading``: how the bound's parameters are read off a run
     (expressions over the kernel's sizes, blocks and M, e.g. ``{"Z_in": "n*d"}``);
     ``regime=False`` attaches the formula to every instance, outside its stated regime too."""

@@ -139,7 +139,7 @@ def _confront(where: str, spec: dict) -> None:
     for run in sweep:
         _kernel(where, {"kernel": spec.get("kernel"), **run})
         along = spec.get("along")
-        if along is not None and along not in run["params"]:
+        if along not in (None, "M") and along not in run["params"]:
             raise InvalidArgument(f"{where}: the sweep grows {along!r}, which run "
                                   f"{run['params']} does not give")
 

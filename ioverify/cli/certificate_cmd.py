@@ -8,7 +8,8 @@ DESCRIPTION = """\
 Re-check certificates by re-deriving them from their instances, never by reading them back:
 the structure is validated against the shipped JSON Schema, the instance rebuilt from the
 obligation's spec, feasibility recomputed, witness schedules replayed, partitions re-checked,
-exhaustive searches re-run, kernels re-run and re-certified, symbolic facts re-proved, and every
+exhaustive searches re-run, clausal proofs re-encoded and their LRAT proofs checked (the files
+beside the certificate), kernels re-run and re-certified, symbolic facts re-proved, and every
 field the certificate states (its status included) compared with what was derived. Z3 is needed
 only to re-prove symbolic facts whose proof uses it. Every file is checked, whatever the others
 give.

@@ -1,6 +1,6 @@
 """``ioverify pebble DAG --memory M [--variant NAME | --one-shot] [--claim-lower-bound L]
 [--timeout S] [--rlimit N] [--max-states N] [--json] [--schedule-out FILE]
-[--method auto|exhaustive|z3]``: the exact pebbling search of ``ioverify.search.pebbling`` (issue 3)."""
+[--method auto|exhaustive|z3] [--proof DIR]``: the exact pebbling search of ``ioverify.search.pebbling`` (issue 3)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,12 @@ def register(sub) -> None:
     p.add_argument("--method", choices=("auto", "exhaustive", "z3"), default="auto",
                    help="auto (default): the exhaustive configuration search with a share of "
                         "the time, then Z3; exhaustive or z3: that search alone")
+    p.add_argument("--proof", metavar="DIR",
+                   help="one-shot only: write to DIR the CNF of the final unsatisfiable query "
+                        "(budget = the proved lower bound - 1), its LRAT proof and a "
+                        "certificate naming both by SHA-256 (docs/explanation/proofs.md); "
+                        "'ioverify certificate check DIR/certificate.json' re-checks it "
+                        "without any solver")
     add_memory_argument(p)
     p.set_defaults(handler=_pebble)
 
@@ -90,6 +96,7 @@ def _pebble(args) -> int:
 
     start = time.monotonic()  # --timeout bounds the whole command, reading the DAG included
     variant = require_variant(variant_of(args), IMPLEMENTED, "the pebbling search")
+    _check_proof_folder(args.proof, variant)
     dag = read_dag_within(args.dag, start, args.timeout)
     if dag is None:
         verdict = Unknown("timeout while reading the DAG: nothing searched", variant=variant.name)
@@ -101,14 +108,122 @@ def _pebble(args) -> int:
     doc = verdict_to_json(verdict, dag, seconds=time.monotonic() - start)
     doc["budget"] = budget_record(rlimit=args.rlimit, timeout=args.timeout, seed=0,
                                   max_states=state_cap(args.method, args.max_states))
+    code = exit_code(verdict)
+    if args.proof is not None:
+        doc["proof"] = write_proof(args, dag, verdict, start)
+        if not doc["proof"]["written"] and code == 0:
+            code = 3  # asked for a proof, got none: inconclusive
     if args.json:
         print_json(doc)
     else:
         print(describe(verdict, doc))
+        if args.proof is not None:
+            print(describe_proof(doc["proof"]))
     schedule = getattr(verdict, "schedule", None)
     if args.schedule_out and schedule is not None:  # after the verdict: a bad path loses nothing
         write_text(json.dumps(schedule.to_dict(dag), indent=1), args.schedule_out)
-    return exit_code(verdict)
+    return code
+
+
+def _check_proof_folder(folder, variant) -> None:
+    """--proof: the one-shot variant, and a folder that is one or can be made (checked before
+    the search, so that a bad path loses nothing)."""
+    from pathlib import Path
+
+    from ioverify.errors import InvalidArgument
+
+    if folder is None:
+        return
+    if not variant.at_most_once:
+        raise InvalidArgument(f"--proof needs the one-shot variant (--one-shot), whose horizon "
+                              f"is exact; got {variant.name}")
+    from ioverify.solve.proof import available
+
+    if not available():
+        raise InvalidArgument("--proof needs PySAT with CaDiCaL 1.9.5 (python-sat's "
+                              "Cadical195), which cannot be imported here")
+    path = Path(folder)
+    if path.exists() and not path.is_dir():
+        raise InvalidArgument(f"--proof {folder!r}: not a folder")
+    if not path.exists() and not path.parent.is_dir():
+        raise InvalidArgument(f"--proof {folder!r}: folder {str(path.parent)!r} does not exist")
+
+
+CERTIFICATE_FILE = "certificate.json"
+
+
+def write_proof(args, dag, verdict, start: float) -> dict:
+    """The clausal proof of the lower bound ``verdict`` proves (its optimum, its verified bound,
+    or the lower end of its bracket), written with its certificate to ``args.proof`` and
+    re-checked there; a record of what was written (``written`` False and a ``reason`` if
+    nothing was)."""
+    from pathlib import Path
+
+    from ioverify.errors import DeadlineReached, InternalError
+    from ioverify.search.proof import clausal_proof
+
+    lower, claim = _proved_lower_bound(verdict)
+    if lower is None or lower < 1:
+        return {"written": False, "reason": f"a {verdict.status} verdict proves no lower bound "
+                                            f"above 0: there is nothing to prove"}
+    left = None if args.timeout is None else args.timeout - (time.monotonic() - start)
+    if left is not None and left <= 0:
+        return {"written": False, "reason": "timeout before the proof-producing solver"}
+    folder = Path(args.proof)
+    try:
+        detail = clausal_proof(dag, args.memory, lower, folder, timeout=left)
+    except DeadlineReached as stop:
+        return {"written": False, "reason": str(stop)}
+    path = _write_certificate(args, dag, verdict, lower, claim, detail, start)
+    from ioverify.certificate.recheck import check_file
+
+    outcome = check_file(path)
+    if outcome.outcome != "accepted":
+        raise InternalError(f"the proof written to {str(folder)!r} does not re-check: "
+                            f"{outcome.reason}")
+    return {"written": True, "lower_bound": lower, "certificate": str(path),
+            "cnf": str(folder / detail["cnf"]), "proof": str(folder / detail["proof"]),
+            "variables": detail["variables"], "clauses": detail["clauses"],
+            "lemmas": detail["lemmas"]}
+
+
+def _proved_lower_bound(verdict):
+    """(the lower bound ``verdict`` proves, the claim a certificate of it states)."""
+    if verdict.status == "optimal":
+        return verdict.io, None
+    if verdict.status == "verified":
+        return verdict.bound, verdict.bound
+    if verdict.status == "unknown" and verdict.lower_bound is not None:
+        return verdict.lower_bound, verdict.lower_bound
+    return None, None
+
+
+def _write_certificate(args, dag, verdict, lower, claim, detail, start):
+    import json
+    from pathlib import Path
+
+    from ioverify._io import write_text
+    from ioverify.certificate.body import pebble_certificate
+    from ioverify.verdict import Evidence, Optimal, Verified
+
+    evidence = Evidence("clausal-proof", detail)
+    if verdict.status == "optimal":
+        proved = Optimal(verdict.io, verdict.schedule, evidence, "one-shot")
+    else:
+        proved = Verified(lower, evidence, "one-shot")
+    doc = pebble_certificate(dag, Path(args.dag).name, args.memory, proved,
+                             time.monotonic() - start, claim)
+    path = Path(args.proof) / CERTIFICATE_FILE
+    write_text(json.dumps(doc, indent=1), str(path))
+    return path
+
+
+def describe_proof(record: dict) -> str:
+    if not record["written"]:
+        return f"proof: none written: {record['reason']}"
+    return (f"proof: I/O >= {record['lower_bound']} by an LRAT refutation of "
+            f"{record['clauses']} clauses ({record['lemmas']} lemmas), accepted by the "
+            f"certificate check: {record['certificate']}")
 
 
 def describe(verdict, doc: dict) -> str:

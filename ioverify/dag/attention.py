@@ -20,7 +20,7 @@ import random
 from itertools import combinations_with_replacement
 from typing import Sequence
 
-from ioverify.dag.families import add_sum, check_summation, matrix_inputs, positive
+from ioverify.dag.families import add_matmul, add_sum, check_summation, matrix_inputs, positive
 from ioverify.dag.model import DAG, DAGBuilder
 from ioverify.errors import InternalError, InvalidArgument
 
@@ -182,6 +182,48 @@ def attention_backward(n: int, d: int, summation: str = "chain") -> DAG:
     """Dense attention backward (the sparse family with every pair allowed)."""
     positive("n", n)
     return sparse_attention_backward(_full_mask(n), d, summation)
+
+
+# --- backward: Alman-Song form (gradient with respect to the weights X) -------------------------
+
+def _transpose(x: list[list[int]]) -> list[list[int]]:
+    return [list(col) for col in zip(*x)]
+
+
+def alman_song_backward(n: int, d: int, summation: str = "chain") -> DAG:
+    """The gradient dL/dX of Alman and Song's attention loss (arXiv 2402.04497, Definition 1.5,
+    without the 1/d scale): L(X) = 1/2 ||D^-1 exp(A1 X A2^T) A3 Y - E||_F^2 with A1, A2, A3, E
+    (n x d) and X, Y (d x d) inputs.  Forward: Qx = A1 X, S = Qx A2^T, A = exp(S), l = rowsum A,
+    V = A3 Y, AV = A V, O = AV / l, G = O - E (the upstream gradient dO).  Backward as in
+    FlashAttention: D = rowsum(G * O), dP = G V^T, dS = A * (dP - D) / l (P = A / l, folded
+    so that every ``div`` has its larger-index operand on the left), dQx = dS A2 and the one
+    output dX = A1^T dQx (d x d).  Three of the products are (n x d)(d x d): the weight
+    products that the n d^2 and n d^3 terms of the v2 bound count."""
+    positive("n", n), positive("d", d), check_summation(summation)
+    b = DAGBuilder()
+    A1, A2, A3, E = (matrix_inputs(b, x, n, d) for x in ("A1", "A2", "A3", "E"))
+    X, Y = (matrix_inputs(b, x, d, d) for x in ("X", "Y"))
+    Qx = add_matmul(b, A1, X, "Qx", summation)
+    V = add_matmul(b, A3, Y, "V", summation)
+    S = add_matmul(b, Qx, _transpose(A2), "S", summation)
+    A = [[b.op("exp", f"A[{i},{j}]", [S[i][j]]) for j in range(n)] for i in range(n)]
+    rowsum = [add_sum(b, A[i], f"l[{i}]", summation) for i in range(n)]
+    AV = add_matmul(b, A, V, "AV", summation)
+    O = [[_noncommutative(b, "div", f"O[{i},{l}]", AV[i][l], rowsum[i]) for l in range(d)]
+         for i in range(n)]
+    G = [[_noncommutative(b, "sub", f"G[{i},{l}]", O[i][l], E[i][l]) for l in range(d)]
+         for i in range(n)]
+    D = [_dot(b, "D", f"{i}", [(f"{i},{l}", G[i][l], O[i][l]) for l in range(d)], summation)
+         for i in range(n)]
+    dP = add_matmul(b, G, _transpose(V), "dP", summation)
+    dS = [[_noncommutative(b, "div", f"dS[{i},{j}]",
+                           b.op("mul", f"AdP[{i},{j}]",
+                                [A[i][j], _noncommutative(b, "sub", f"dP-D[{i},{j}]",
+                                                          dP[i][j], D[i])]),
+                           rowsum[i]) for j in range(n)] for i in range(n)]
+    dQx = add_matmul(b, dS, A2, "dQx", summation)
+    dX = add_matmul(b, _transpose(A1), dQx, "dX", summation)
+    return b.build([v for row in dX for v in row])
 
 
 # --- approximate attention: the polynomial method ------------------------------------------------

@@ -60,6 +60,9 @@ register(Family("attention-forward", attention.attention_forward, (N, D, SUMMATI
                 "Saha-Ye attention forward: S = QK^T, A = exp(S), row sums, AV, O = AV / l."))
 register(Family("attention-backward", attention.attention_backward, (N, D, SUMMATION),
                 "FlashAttention backward: S, P = exp(S - L) recomputed; dV, dP, D, dS, dQ, dK."))
+register(Family("alman-song-backward", attention.alman_song_backward, (N, D, SUMMATION),
+                "Alman-Song gradient dL/dX: Qx = A1 X, V = A3 Y, forward, G = O - E, then "
+                "dQx and dX = A1^T dQx."))
 register(Family("sparse-forward", attention.sparse_forward_named, (N, D, *MASK, SUMMATION),
                 "Attention forward on the allowed (query, key) pairs of a mask."))
 register(Family("sparse-backward", attention.sparse_backward_named, (N, D, *MASK, SUMMATION),

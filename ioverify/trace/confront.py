@@ -84,13 +84,18 @@ def _refuted(bound_id: str, kernel: str, r: dict) -> Refuted:
                                                      "trace_digest": r["trace_digest"]}))
 
 
+def coordinate(row: dict, along: str):
+    """The value of the growing parameter ``along`` at a run: a kernel size, or ``"M"``."""
+    return row["memory"] if along == "M" else row["params"].get(along, 0)
+
+
 def _grows(rows: list[dict], along: str) -> bool:
     """The ratio rises at every step at a rate of at least EXPONENT in ``along``."""
     ratios = [r["ratio"] for r in rows]
     if len(ratios) < MIN_POINTS or min(ratios) <= 0 or ratios[-1] < GROWTH * ratios[0]:
         return False
     for a, b in zip(rows, rows[1:]):
-        x, y = a["params"].get(along, 0), b["params"].get(along, 0)
+        x, y = coordinate(a, along), coordinate(b, along)
         if not 0 < x < y or math.log(b["ratio"] / a["ratio"]) < EXPONENT * math.log(y / x):
             return False
     return True
@@ -99,8 +104,8 @@ def _grows(rows: list[dict], along: str) -> bool:
 def growth_exponent(rows: list[dict], along: str) -> float | None:
     """Least-squares slope of log(ratio) against log(``along``); None when it cannot be fitted
     (fewer than two distinct values, or a ratio that is not positive)."""
-    points = [(math.log(r["params"][along]), math.log(r["ratio"])) for r in rows
-              if r["ratio"] > 0 and r["params"].get(along, 0) > 0]
+    points = [(math.log(coordinate(r, along)), math.log(r["ratio"])) for r in rows
+              if r["ratio"] > 0 and coordinate(r, along) > 0]
     xs = {x for x, _ in points}
     if len(xs) < 2:
         return None

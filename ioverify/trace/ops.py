@@ -106,6 +106,21 @@ def check_out(name: str, out_shape, in_ids: tuple, out_id, shape: tuple, accumul
     return aliased or accumulate
 
 
+def _chain(first: np.ndarray, rest, ufunc, out, accumulate: bool) -> np.ndarray:
+    """``ufunc`` folded left to right over the terms, one rounding per step, as the lowered
+    chain computes them: ``(((first op t_1) op t_2) ...)``, from ``out op first`` with
+    ``accumulate``.  A fixed order (never BLAS's or NumPy's pairwise one, which vary with the
+    library build) makes a value that is exactly zero in the DAG's arithmetic zero here too, e.g.
+    dP_ij - D_i of attention with one key per row, where D_i and dP_ij are the same sum."""
+    acc = ufunc(out, first) if accumulate else first
+    for term in rest:
+        ufunc(acc, term, out=acc)
+    if out is None:
+        return acc
+    np.copyto(out, acc)
+    return out
+
+
 def apply(name: str, arrays: tuple, ta: bool, tb: bool, out: np.ndarray | None = None,
           accumulate: bool = False) -> np.ndarray:
     """Compute the op with NumPy (float64), into ``out`` when given (in place, as a plain NumPy
@@ -116,14 +131,13 @@ def apply(name: str, arrays: tuple, ta: bool, tb: bool, out: np.ndarray | None =
     if name == "matmul":
         a, b = arrays
         a, b = (a.T if ta else a), (b.T if tb else b)
-        if accumulate:
-            return np.add(out, a @ b, out=out)
-        return np.matmul(a, b, out=out)
+        return _chain(np.multiply(a[:, :1], b[:1, :]),
+                      (np.multiply(a[:, l:l + 1], b[l:l + 1, :]) for l in range(1, a.shape[1])),
+                      np.add, out, accumulate)
     if name in REDUCE:
-        ufunc = REDUCE_UFUNC[name]
-        if accumulate:
-            return ufunc(out, ufunc.reduce(arrays[0], axis=1, keepdims=True), out=out)
-        return ufunc.reduce(arrays[0], axis=1, keepdims=True, out=out)
+        x, ufunc = arrays[0], REDUCE_UFUNC[name]
+        return _chain(x[:, :1].copy(), (x[:, l:l + 1] for l in range(1, x.shape[1])), ufunc, out,
+                      accumulate)
     if name == "copy":
         if out is None:
             return arrays[0].copy()

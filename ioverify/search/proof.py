@@ -1,0 +1,59 @@
+"""One-shot lower bounds with a clausal proof (docs/explanation/proofs.md).
+
+``clausal_proof(dag, M, lower, folder)`` asks CaDiCaL (``ioverify.solve.proof``) whether a
+one-shot schedule of I/O at most ``lower - 1`` exists, on the CNF of the exact-horizon encoding
+(``ioverify.encode.clauses``: the search's own encoding, without symmetry breaking, so that the
+checker can re-derive it from the DAG, M and the budget alone).  The answer must be "unsat":
+the caller has already proved ``lower`` by its own search, so a model is a bug in ioverify.  The
+CNF and its LRAT refutation are written to ``folder`` and described by the evidence returned
+(kind ``clausal-proof``); nothing is trusted until ``ioverify certificate check`` has re-encoded
+the CNF and checked the proof.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+from ioverify._io import write_text
+from ioverify.dag.model import DAG
+from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
+from ioverify.encode.clauses import dimacs, one_shot_clauses
+from ioverify.solve import proof as lrat_solver
+
+CNF_FILE = "query.cnf"
+PROOF_FILE = "query.lrat"
+BACKEND = "CaDiCaL 1.9.5 (PySAT Cadical195), LRAT, trimmed"
+
+
+def clausal_proof(dag: DAG, memory: int, lower: int, folder: str | Path,
+                  timeout: float | None = None) -> dict:
+    """Refute every one-shot schedule of I/O < ``lower``; the files go to ``folder`` and the
+    evidence detail (without its kind) is returned.  ``DeadlineReached`` if ``timeout``
+    seconds pass first."""
+    if lower < 1:
+        raise InvalidArgument(f"a clausal proof needs a lower bound of at least 1, got {lower}")
+    start = time.monotonic()
+    names, clauses = one_shot_clauses(dag, memory, lower - 1)
+    left = None if timeout is None else max(0.001, timeout - (time.monotonic() - start))
+    answer, proof = lrat_solver.refute(clauses, left)
+    if answer == "unknown":
+        raise DeadlineReached(f"the proof-producing solver stopped: {proof}")
+    if answer != "unsat":
+        raise InternalError(f"CaDiCaL finds a one-shot schedule of I/O <= {lower - 1}, which "
+                            f"the search proved impossible: a bug in an encoding")
+    cnf = dimacs(names, clauses)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text(cnf, str(folder / CNF_FILE))
+    write_text(proof, str(folder / PROOF_FILE))
+    lemmas = sum(1 for line in proof.splitlines() if line.split()[1:2] != ["d"])
+    return {"steps": sum(1 for v in dag.useful if not dag.is_input[v]),
+            "unsat_budget": lower - 1, "cnf": CNF_FILE, "cnf_sha256": _sha256(cnf),
+            "proof": PROOF_FILE, "proof_sha256": _sha256(proof), "variables": len(names),
+            "clauses": len(clauses), "lemmas": lemmas, "backend": BACKEND}
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()

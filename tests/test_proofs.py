@@ -1,0 +1,323 @@
+"""Clausal proofs of one-shot lower bounds (issue 15): the LRAT checker on hand-made proofs, the
+re-encoder against the search's own encoding, and ``pebble --proof`` certificates, accepted
+with Z3 and PySAT unimportable and rejected, with a reason, whenever the CNF or the proof is
+not the one the DAG, M and the budget call for."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ioverify.certificate.format import seal
+from ioverify.certificate.lrat import ProofRejected, check_lrat, read_dimacs
+from ioverify.certificate.recheck import check_file
+from ioverify.certificate.reencode import at_most, canonical, one_shot_cnf
+from ioverify.cli import main
+from ioverify.dag import attention_forward, matmul, pyramid
+from ioverify.dag.jsonio import dag_to_dict
+from ioverify.errors import EXIT_OK
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (1 2) (-1 2) (1 -2) (-1 -2): unsatisfiable; the proof derives (2), then the empty clause.
+SQUARE = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
+PROOF = "5 2 0 1 2 0\n6 0 5 3 4 0\n"
+
+
+def _check(cnf: str, proof: str) -> int:
+    return check_lrat(read_dimacs(cnf), proof)
+
+
+# --- the LRAT checker -----------------------------------------------------------------------------
+
+def test_lrat_accepts_a_hand_made_refutation():
+    assert _check(SQUARE, PROOF) == 2
+
+
+def test_lrat_accepts_deletions_of_clauses_no_longer_needed():
+    assert _check(SQUARE, "5 2 0 1 2 0\n5 d 1 2 0\n6 0 5 3 4 0\n") == 2
+
+
+@pytest.mark.parametrize("cnf, proof, reason", [
+    ("p cnf 2 3\n1 2 0\n-1 2 0\n1 -2 0\n", PROOF, "hint 4 is not a live clause"),
+    (SQUARE, "5 2 0 1 2 0\n", "ends without adding the empty clause"),
+    (SQUARE, "", "ends without adding the empty clause"),
+    (SQUARE, "5 2 0 1 3 0\n6 0 5 3 4 0\n", "hint 3 is already satisfied"),
+    (SQUARE, "5 2 0 1 2 0\n6 0 3 5 4 0\n", "hint 3 is not unit"),
+    (SQUARE, "5 2 0 1 0\n6 0 5 3 4 0\n", "the hints end without a conflict"),
+    (SQUARE, "5 2 0 1 2 0\n5 d 3 0\n6 0 5 3 4 0\n", "hint 3 is not a live clause"),
+    (SQUARE, "5 2 0 1 2 0\n5 d 7 0\n", "deletes clause 7, which is not live"),
+    (SQUARE, "4 2 0 1 2 0\n6 0 4 3 4 0\n", "clause number 4 is not above 4"),
+    (SQUARE, "5 2 0 1 -2 0\n6 0 5 3 4 0\n", "RAT step"),
+    (SQUARE, "5 2 -2 0 1 0\n", "tautology"),
+    (SQUARE, "5 2 0 1 2\n", "not 'ID literals 0 hints 0'"),
+    (SQUARE, "5 2 0 x 2 0\n", "'x' is not an integer"),
+])
+def test_lrat_rejects_with_a_reason(cnf, proof, reason):
+    with pytest.raises(ProofRejected, match=reason):
+        _check(cnf, proof)
+
+
+@pytest.mark.parametrize("cnf, reason", [
+    ("p cnf 2 5\n1 2 0\n", "announces 5 clauses, the file has 1"),
+    ("p cnf 1 1\n1 2 0\n", "literal 2 beyond the 1 variables"),
+    ("1 2 0\n", "before the 'p cnf' header"),
+    ("p cnf 2 1\n1 2\n", "not ended by 0"),
+    ("c nothing\n", "no 'p cnf' header"),
+])
+def test_dimacs_reader_rejects_malformed_cnf(cnf, reason):
+    with pytest.raises(ProofRejected, match=reason):
+        read_dimacs(cnf)
+
+
+@pytest.mark.parametrize("clauses", [
+    [(1, 2), (-1, 2), (1, -2), (-1, -2)],
+    [(3,), (1, 2, -3), (-1, 2), (1, -2), (-1, -2)],  # CaDiCaL numbers derived clauses in between
+    [(1, 2), (-3,), (-1, 2, 3), (1, -2), (4,), (-1, -2, -4)],
+])
+def test_cadical_refutation_is_mapped_to_the_cnfs_numbers(clauses):
+    pytest.importorskip("pysat")
+    from ioverify.solve.proof import refute
+
+    answer, proof = refute(clauses)
+    assert answer == "unsat" and check_lrat(clauses, proof) >= 1
+
+
+# --- the re-encoder -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, k", [(n, k) for n in range(1, 5) for k in range(0, 4)])
+def test_sequential_counter_allows_exactly_at_most_k(n, k):
+    """Brute force: an assignment of the inputs extends to a model of the counter's clauses
+    iff at most k inputs are true."""
+    inputs = [(f"v{i}", True) for i in range(n)]
+    clauses = at_most(k, inputs)
+    aux = sorted({name for c in clauses for name, _ in c} - {name for name, _ in inputs})
+    for values in itertools.product((False, True), repeat=n):
+        given = {f"v{i}": value for i, value in enumerate(values)}
+        extends = any(all(any(({**given, **dict(zip(aux, more))}[name]) == pos
+                              for name, pos in c) for c in clauses)
+                      for more in itertools.product((False, True), repeat=len(aux)))
+        assert extends == (sum(values) <= k), (values, k)
+
+
+def test_canonical_form_sorts_and_drops_tautologies():
+    cnf = canonical([(("b", True), ("a", False)), (("a", True), ("a", False)),
+                     (("b", True), ("a", False))])
+    assert cnf.names == ("a", "b") and cnf.clauses == ((-1, 2),)
+
+
+@pytest.mark.parametrize("dag, memory, budget", [
+    (pyramid(3), 3, 10), (matmul(2, 2, 2), 4, 16), (attention_forward(2, 1), 5, 10)])
+def test_reencoder_derives_the_searchs_own_encoding(dag, memory, budget):
+    """The re-encoder, written from the rules, and the search's Z3 encoding turned into
+    clauses give the same CNF, text for text."""
+    pytest.importorskip("z3")
+    from ioverify.encode.clauses import one_shot_dimacs
+
+    assert one_shot_cnf(dag, memory, budget).dimacs() == one_shot_dimacs(dag, memory, budget)
+
+
+@pytest.mark.parametrize("dag, memory", [(pyramid(2), 3), (pyramid(3), 3), (pyramid(3), 4)])
+def test_reencoded_query_is_unsat_exactly_below_the_optimum(dag, memory):
+    """Differential: satisfiable at the exhaustive search's one-shot optimum, unsatisfiable one
+    below it."""
+    pytest.importorskip("pysat")
+    from pysat.solvers import Cadical195
+
+    from ioverify.game.exhaustive import exhaustive_optimum
+
+    optimum = exhaustive_optimum(dag, memory, "one-shot").optimum
+    for budget, expected in ((optimum, True), (optimum - 1, False)):
+        with Cadical195(bootstrap_with=[list(c) for c in
+                                        one_shot_cnf(dag, memory, budget).clauses]) as solver:
+            assert solver.solve() == expected, budget
+
+
+# --- pebble --proof and the certificate check ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def proved(tmp_path_factory):
+    """``pebble --one-shot --proof`` on pyramid(3), M = 3 (optimum 11), and a second proof one
+    budget lower (I/O >= 10)."""
+    pytest.importorskip("pysat")
+    base = tmp_path_factory.mktemp("proofs")
+    dag_file = base / "pyramid3.json"
+    dag_file.write_text(json.dumps(dag_to_dict(pyramid(3))))
+    assert main(["pebble", str(dag_file), "-M", "3", "--one-shot", "--proof",
+                 str(base / "opt")]) == EXIT_OK
+    assert main(["pebble", str(dag_file), "-M", "3", "--one-shot", "--claim-lower-bound",
+                 "10", "--proof", str(base / "ten")]) == EXIT_OK
+    return base
+
+
+def _copy(proved: Path, tmp_path: Path, name: str = "opt") -> Path:
+    folder = tmp_path / name
+    shutil.copytree(proved / name, folder)
+    return folder
+
+
+def _edit(folder: Path, which: str, text: str) -> Path:
+    """Replace the file ``which`` (cnf or proof) and reseal the certificate with its digest:
+    only the re-check's own derivation can then reject it."""
+    path = folder / "certificate.json"
+    doc = json.loads(path.read_text())
+    evidence = doc["verdict"]["evidence"]
+    (folder / evidence[which]).write_text(text)
+    evidence[f"{which}_sha256"] = hashlib.sha256(text.encode()).hexdigest()
+    path.write_text(json.dumps(seal({k: v for k, v in doc.items()
+                                     if k not in ("format", "version", "digest")})))
+    return path
+
+
+def _reason(path: Path) -> str:
+    outcome = check_file(path)
+    assert outcome.outcome == "rejected", outcome
+    return outcome.reason
+
+
+def test_proof_certificate_is_accepted(proved):
+    outcome = check_file(proved / "opt" / "certificate.json")
+    assert outcome.outcome == "accepted" and outcome.status == "optimal"
+    assert any("LRAT proof query.lrat checked" in line for line in outcome.rechecked)
+    assert outcome.relies_on == ()
+    bracket = check_file(proved / "ten" / "certificate.json")
+    assert bracket.outcome == "accepted" and bracket.status == "verified"
+
+
+def test_cnf_with_a_clause_dropped_is_rejected(proved, tmp_path):
+    folder = _copy(proved, tmp_path)
+    lines = (folder / "query.cnf").read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("p cnf"))
+    _, _, nvars, nclauses = lines[header].split()
+    lines[header] = f"p cnf {nvars} {int(nclauses) - 1}"
+    del lines[header + 7]
+    reason = _reason(_edit(folder, "cnf", "\n".join(lines) + "\n"))
+    assert "differs from the re-encoded one" in reason and "0 extra, 1 missing" in reason
+
+
+def test_cnf_differing_from_the_reencoded_one_is_rejected(proved, tmp_path):
+    folder = _copy(proved, tmp_path)
+    text = (folder / "query.cnf").read_text()
+    lines = text.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("p cnf")) + 3
+    first, *rest = lines[i].split()
+    lines[i] = " ".join([str(-int(first)), *rest])
+    assert "is only in the stored CNF" in _reason(_edit(folder, "cnf", "\n".join(lines) + "\n"))
+
+
+def test_truncated_proof_is_rejected(proved, tmp_path):
+    folder = _copy(proved, tmp_path)
+    lines = (folder / "query.lrat").read_text().splitlines()
+    reason = _reason(_edit(folder, "proof", "\n".join(lines[: len(lines) // 2]) + "\n"))
+    assert "ends without adding the empty clause" in reason
+
+
+def test_proof_with_a_bad_hint_is_rejected(proved, tmp_path):
+    folder = _copy(proved, tmp_path)
+    lines = (folder / "query.lrat").read_text().splitlines()
+    words = lines[0].split()
+    words[-2] = "1"  # the last hint of the first lemma now names clause 1
+    lines[0] = " ".join(words)
+    assert "proof line 1: " in _reason(_edit(folder, "proof", "\n".join(lines) + "\n"))
+
+
+def test_proof_for_a_different_budget_is_rejected(proved, tmp_path):
+    """The budget-9 CNF and proof (I/O >= 10) presented as the budget-10 ones, and the budget-9
+    proof presented for the budget-10 CNF."""
+    folder = _copy(proved, tmp_path)
+    other = proved / "ten"
+    path = _edit(folder, "cnf", (other / "query.cnf").read_text())
+    _edit(folder, "proof", (other / "query.lrat").read_text())
+    assert "differs from the re-encoded one at I/O budget 10" in _reason(path)
+    folder = tmp_path / "mixed"
+    shutil.copytree(proved / "opt", folder)
+    assert "proof line" in _reason(_edit(folder, "proof", (other / "query.lrat").read_text()))
+
+
+def test_proof_file_edited_without_its_digest_is_rejected(proved, tmp_path):
+    folder = _copy(proved, tmp_path)
+    with open(folder / "query.lrat", "a") as handle:
+        handle.write("c appended\n")
+    assert "proof_sha256" in _reason(folder / "certificate.json")
+
+
+def test_missing_proof_file_is_rejected(proved, tmp_path):
+    folder = _copy(proved, tmp_path)
+    (folder / "query.cnf").unlink()
+    assert "cannot read 'query.cnf'" in _reason(folder / "certificate.json")
+
+
+def test_stated_budget_above_the_proof_is_rejected(proved, tmp_path):
+    folder = _copy(proved, tmp_path)
+    path = folder / "certificate.json"
+    doc = json.loads(path.read_text())
+    doc["verdict"]["evidence"]["unsat_budget"] = 9
+    path.write_text(json.dumps(seal({k: v for k, v in doc.items()
+                                     if k not in ("format", "version", "digest")})))
+    assert "proves I/O >= 10 only, not >= 11" in _reason(path)
+
+
+def test_proof_certificate_rechecks_without_solvers(proved):
+    code = textwrap.dedent(f"""
+        import sys
+        sys.modules["z3"] = None  # any import of z3 or pysat now fails
+        sys.modules["pysat"] = None
+        from ioverify.cli import main
+        code = main(["certificate", "check", {str(proved / "opt" / "certificate.json")!r}])
+        assert sys.modules["z3"] is None and sys.modules["pysat"] is None
+        sys.exit(code)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == EXIT_OK, done.stdout + done.stderr
+    assert "accepted (optimal)" in done.stdout and "LRAT proof query.lrat checked" in done.stdout
+
+
+def test_proof_needs_the_one_shot_variant(tmp_path, capsys):
+    dag_file = tmp_path / "p.json"
+    dag_file.write_text(json.dumps(dag_to_dict(pyramid(2))))
+    assert main(["pebble", str(dag_file), "-M", "3", "--proof", str(tmp_path / "x")]) == 2
+    assert "--proof needs the one-shot variant" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+EXTERNAL = [name for name in ("cake_lpr", "lrat-check") if shutil.which(name)]
+
+
+@pytest.mark.skipif(not EXTERNAL, reason="no external LRAT checker installed")
+def test_external_lrat_checker_accepts_the_proof(proved):
+    folder = proved / "opt"
+    done = subprocess.run([shutil.which(EXTERNAL[0]), str(folder / "query.cnf"),
+                           str(folder / "query.lrat")], capture_output=True, text=True)
+    assert done.returncode == 0 and "s VERIFIED" in done.stdout.upper(), done.stdout
+
+
+def test_bracket_lower_end_gets_a_verified_certificate(tmp_path, capsys):
+    """An unknown verdict's proved lower end (the exhaustive search stopped early) is what the
+    proof and its certificate verify."""
+    pytest.importorskip("pysat")
+    dag_file = tmp_path / "pyramid3.json"
+    dag_file.write_text(json.dumps(dag_to_dict(pyramid(3))))
+    code = main(["pebble", str(dag_file), "-M", "3", "--one-shot", "--method", "exhaustive",
+                 "--max-states", "3", "--json", "--proof", str(tmp_path / "bracket")])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 3 and doc["status"] == "unknown"
+    assert doc["proof"]["written"] and doc["proof"]["lower_bound"] == doc["lower_bound"]
+    outcome = check_file(tmp_path / "bracket" / "certificate.json")
+    assert outcome.outcome == "accepted" and outcome.status == "verified"
+
+
+def test_proof_path_that_is_a_file_is_refused_before_the_search(tmp_path, capsys):
+    dag_file = tmp_path / "p.json"
+    dag_file.write_text(json.dumps(dag_to_dict(pyramid(2))))
+    (tmp_path / "taken").write_text("")
+    assert main(["pebble", str(dag_file), "-M", "3", "--one-shot", "--proof",
+                 str(tmp_path / "taken")]) == 2
+    assert "--proof" in capsys.readouterr().err and (tmp_path / "taken").read_text() == ""
