@@ -289,3 +289,23 @@ def test_bench_suite_quick(capsys):
     assert suite.run(quick=True) == 0
     out = capsys.readouterr().out
     assert "binary_tree(8)" in out and "matmul(2,2,2) chain" in out
+
+
+def test_a_deadline_passing_while_the_search_is_set_up_stops_it(monkeypatch):
+    """On a DAG of many vertices the bit masks alone take seconds: the set-up reads the clock
+    (every 1,024 masks) and a passed deadline ends it before any state, never a proof."""
+    import ioverify.game.exhaustive as exhaustive
+    from ioverify.dag import attention_forward
+
+    calls = iter(range(10**6))
+    monkeypatch.setattr(exhaustive.time, "monotonic", lambda: 0.0 if next(calls) < 2 else 10.0)
+    result = exhaustive.exhaustive_optimum(attention_forward(4, 2), 4, "one-shot", deadline=5.0)
+    assert not result.complete and result.optimum is None and result.states == 0
+    assert result.reason == "deadline reached before the search started"
+
+
+def test_the_masks_are_the_vertex_sets():
+    from ioverify.game.exhaustive import _mask_of
+
+    assert _mask_of([0, 3, 5], 8) == 0b101001 and _mask_of([], 4) == 0
+    assert _mask_of(range(70), 70) == (1 << 70) - 1

@@ -73,7 +73,7 @@ from itertools import combinations
 
 from ioverify._check import integer, positive
 from ioverify.dag.model import DAG
-from ioverify.errors import InternalError, InvalidArgument
+from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.replay import replay
 from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant, check_memory,
                                  infeasibility, require_variant)
@@ -137,7 +137,11 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     if deadline is not None and time.monotonic() > deadline:  # building a search takes time
         return SearchResult(None, None, False, 0, time.monotonic() - start,
                             "deadline reached before the search started")
-    search = _Search(dag, memory, rules, deadline)
+    try:
+        search = _Search(dag, memory, rules, deadline)
+    except DeadlineReached:  # the masks of a large DAG are slow to build
+        return SearchResult(None, None, False, 0, time.monotonic() - start,
+                            "deadline reached before the search started")
     found, states, stop, level = search.run(below, max_states, deadline)
     seconds = time.monotonic() - start
     if found is None:
@@ -190,10 +194,12 @@ class _Search:
         self.n = n = len(dag)
         self.memory = memory
         self.at_most_once = variant.at_most_once  # C (computed) is part of the state
-        self.pred_mask = [sum(1 << p for p in ps) for ps in dag.preds]
-        self.input_mask = sum(1 << v for v in dag.inputs)
-        self.output_mask = sum(1 << v for v in dag.outputs)
+        self.pred_mask = _masks(dag.preds, deadline)
+        self.input_mask = _mask_of(dag.inputs, n)
+        self.output_mask = _mask_of(dag.outputs, n)
+        _in_time(deadline)
         useful = _useful_mask(dag)  # N1
+        _in_time(deadline)
         self.computable = [v for v in range(n) if not dag.is_input[v] and useful >> v & 1]
         self.full = (1 << n) - 1
         self.symmetry = _Symmetry(dag, 4 if self.at_most_once else 3, deadline)  # N8
@@ -549,6 +555,22 @@ def _apply(tables: list[list[int]], key: int) -> int:
     return image
 
 
+def _in_time(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() >= deadline:
+        raise DeadlineReached("deadline reached before the search started")
+
+
+def _masks(sets, deadline: float | None) -> list[int]:
+    """One bit mask per vertex set; on a DAG of many vertices each mask is a long integer, so
+    the clock is read every 1,024 of them."""
+    masks = []
+    for i, vertices in enumerate(sets):
+        if i % 1024 == 0:
+            _in_time(deadline)
+        masks.append(sum(1 << v for v in vertices))
+    return masks
+
+
 def _useful_mask(dag: DAG) -> int:
     """The vertices from which some output is reachable (outputs included): N1."""
     useful = bytearray(len(dag))
@@ -558,4 +580,16 @@ def _useful_mask(dag: DAG) -> int:
     for v in range(len(dag) - 1, -1, -1):
         if not useful[v] and any(useful[s] for s in succs[v]):
             useful[v] = 1
-    return sum(1 << v for v in range(len(dag)) if useful[v])
+    return _mask_of((v for v in range(len(dag)) if useful[v]), len(dag))
+
+
+_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
+
+
+def _mask_of(vertices, n: int) -> int:
+    """The mask with the bits of ``vertices`` set, in time linear in ``n`` (a sum of shifted
+    ones is quadratic on a DAG of many vertices)."""
+    flags = bytearray(n)
+    for v in vertices:
+        flags[v] = 1
+    return int(bytes(reversed(flags)).translate(_DIGITS) or b"0", 2)
