@@ -88,6 +88,7 @@ EVIDENCE_FIELDS = {
                        {"method", "automorphisms", "backend", "budget", "lemma"}),
     "partition-lemma": ({"S", "memory", "parts", "parts_lower", "parts_upper", "lower_by",
                          "partition", "left_out"}, {"budget"}),
+    "carried": ({"memory", "variant", "bound", "fact", "certificate", "digest"}, set()),
 }
 
 COUNTING = "counting inputs and sinks"  # the partition search's name for the counting bound
@@ -132,19 +133,24 @@ class _Log:
     rechecked: list[str] = field(default_factory=list)
     relies_on: list[str] = field(default_factory=list)
     not_rederived: list[str] = field(default_factory=list)
+    folder: Path | None = None  # where the certificates a carried bound names are
+    seen: tuple[str, ...] = ()  # the certificates being re-checked (a cycle is rejected)
 
 
 # --- entry points -------------------------------------------------------------------------------
 
-def check(doc: dict) -> Recheck:
+def check(doc: dict, folder: str | Path | None = None, seen: tuple[str, ...] = ()) -> Recheck:
     """Re-check a certificate document; raises CertificateRejected naming the first field whose
     stated value differs from the re-derived one, NotRechecked when it cannot be re-derived
-    here, InvalidFormat when it is malformed."""
+    here, InvalidFormat when it is malformed.  ``folder``: where the certificates that a
+    carried bound names are (the folder of the file; without it a carried bound is not
+    re-checked)."""
     validate(doc)
     if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
         raise CertificateRejected("certificate digest does not match its content: it was "
                                   "edited after it was written")
-    ob, log = doc["obligation"], _Log()
+    ob = doc["obligation"]
+    log = _Log(folder=None if folder is None else Path(folder), seen=seen)
     _same("obligation claim (the claim's id)", doc["claim"]["id"], ob["claim"])
     _same("obligation id (from its kind and spec)", obligation_id(ob["kind"], ob["spec"]),
           ob["id"])
@@ -166,7 +172,7 @@ def check_file(path: str | Path, *, debug: bool = False) -> Outcome:
     try:
         doc = read(path, "certificate")
         status = doc["verdict"]["status"]
-        result = check(doc)
+        result = check(doc, Path(path).parent, (Path(path).name,))
     except IOVerifyError as error:
         return Outcome(path, _OUTCOME_OF_CODE.get(error.exit_code, "malformed"), status,
                        reason=_one_line(str(error)))
@@ -300,6 +306,11 @@ def _instance(doc: dict, log: _Log):
     """The DAG rebuilt from the spec's family and params, which must equal the embedded one."""
     spec = doc["obligation"]["spec"]
     embedded = dag_from_dict(doc["instance"]["dag"], "certificate instance DAG")
+    if spec["family"] == "dag-file":
+        log.not_rederived.append(f"the instance is the embedded DAG ({len(embedded)} vertices), "
+                                 f"read from the file {spec['params'].get('file')!r}: there is "
+                                 f"no family to rebuild it from")
+        return embedded
     if spec["family"] not in FAMILIES:
         log.not_rederived.append(f"the instance is the embedded DAG ({len(embedded)} vertices): "
                                  f"family {spec['family']!r} is not installed here, so it was "
@@ -381,7 +392,7 @@ def check_exact_search(doc: dict, log: _Log) -> None:
     derived.update(vertices=len(dag), claimed_lower_bound=claim)
     if "optimum" in spec:
         derived["expected_optimum"] = spec["optimum"]
-    _fields("detail", doc["detail"], derived, recorded={"budget"})
+    _fields("detail", doc["detail"], derived, recorded={"budget", "curve"})
     _same("verdict variant (the spec's)", variant, verdict["variant"])
     if claim is not None:
         log.rechecked.append(f"claimed lower bound re-resolved from the spec: {claim}"
@@ -419,7 +430,7 @@ def _exact_optimal(doc: dict, dag, claim, log: _Log) -> None:
                                                f"claimed lower bound {claim}: a refutation")
     if "optimum" in spec:
         log.rechecked.append(f"the optimum {io} is the spec's expected optimum")
-    _lower_end(dag, memory, variant, verdict["evidence"], io, log, exact=True)
+    _lower_end(dag, memory, variant, verdict["evidence"], io, log, exact=True, spec=spec)
 
 
 def _exact_verified(doc: dict, dag, claim, log: _Log) -> None:
@@ -429,11 +440,11 @@ def _exact_verified(doc: dict, dag, claim, log: _Log) -> None:
     _same("verdict bound (the claimed lower bound)", claim, verdict["bound"])
     _witness(doc, set())
     _lower_end(dag, spec["memory"], verdict["variant"], verdict["evidence"], claim, log,
-               exact=False)
+               exact=False, spec=spec)
 
 
 def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log: _Log, *,
-               exact: bool) -> None:
+               exact: bool, spec: dict | None = None) -> None:
     """Re-derive that no schedule costs less than ``figure`` (``exact``: and that the evidence
     shows exactly ``figure``, for an optimum) from the evidence the certificate names."""
     kind = evidence["kind"]
@@ -445,6 +456,8 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
         _exhaustive_evidence(dag, memory, variant, evidence["below"], figure, log, exact)
     elif kind == "trivial-bound":
         _trivial_evidence(dag, evidence["bound"], figure, log, exact)
+    elif kind == "carried":
+        _carried_evidence(dag, spec, variant, evidence, figure, log, exact)
     else:
         _horizon_evidence(dag, memory, variant, evidence, figure, log)
 
@@ -472,6 +485,75 @@ def _trivial_evidence(dag, bound, figure, log, exact) -> None:
     _require(trivial >= figure, f"the trivial bound {trivial} does not reach {figure}")
     log.rechecked.append(f"trivial bound recomputed: every needed input loaded and every output "
                          f"stored, {trivial} I/O")
+
+
+def carry_fact(source_variant: str) -> str:
+    """The fact that carries a lower bound from a cell of ``source_variant`` to a smaller or
+    equal M (``ioverify.search.curve``'s facts 2 and 4, written here again so that the re-check
+    imports no search)."""
+    fact = "optimal I/O is non-increasing in M"
+    if source_variant == "recompute":
+        fact += "; a recompute lower bound is a one-shot lower bound"
+    return fact
+
+
+def _carried_evidence(dag, spec, variant, evidence, figure, log, exact) -> None:
+    """A lower bound carried from another cell of the same instance: the direction of the
+    carry re-derived (its M at least this one's; its variant this one's or recompute), and the
+    certificate it names read from the same folder, its digest compared and the whole of it
+    re-checked with this one; its proved bound must reach the figure."""
+    source_m, source_v, bound = evidence["memory"], evidence["variant"], evidence["bound"]
+    _require(source_m >= spec["memory"] and source_v in (variant, "recompute"),
+             f"evidence carried from M = {source_m} ({source_v}): a lower bound carries only "
+             f"to a smaller or equal M, from the same variant or from recompute, not to "
+             f"M = {spec['memory']} ({variant})")
+    _same("evidence fact (the monotonicity that carries the bound)", carry_fact(source_v),
+          evidence["fact"])
+    if exact:
+        _same("evidence bound (the optimum it must meet)", figure, bound)
+    _require(bound >= figure, f"the carried bound {bound} does not reach {figure}")
+    source = _source_certificate(evidence, log)
+    sub = check(source, log.folder, log.seen + (evidence["certificate"],))
+    source_spec = source["obligation"]["spec"]
+    _require(source["obligation"]["kind"] == "exact-search"
+             and {k: source_spec.get(k) for k in ("family", "params")}
+             == {k: spec.get(k) for k in ("family", "params")}
+             and dag_from_dict(source["instance"]["dag"], "source instance DAG") == dag,
+             f"the certificate {evidence['certificate']!r} is about another instance")
+    _same("evidence memory (the source certificate's M)", source_spec["memory"], source_m)
+    _same("evidence variant (the source certificate's)", source["verdict"]["variant"], source_v)
+    proved = _proved_lower(source["verdict"])
+    _require(proved is not None and proved >= bound,
+             f"the certificate {evidence['certificate']!r} ({source['verdict']['status']}) "
+             f"proves no lower bound of {bound}")
+    log.rechecked.append(f"lower bound {bound} carried from {evidence['certificate']} "
+                         f"(M = {source_m}, {source_v}), re-checked with it: {evidence['fact']}")
+    log.rechecked.extend(f"{evidence['certificate']}: {line}" for line in sub.rechecked)
+    log.relies_on.extend(sub.relies_on)
+    log.not_rederived.extend(f"{evidence['certificate']}: {line}" for line in sub.not_rederived)
+
+
+def _proved_lower(verdict: dict) -> int | None:
+    """The lower bound a re-checked exact-search verdict proves: an optimum, a verified bound."""
+    if verdict["status"] == "optimal":
+        return verdict["io"]
+    if verdict["status"] == "verified":
+        return verdict["bound"]
+    return None
+
+
+def _source_certificate(evidence: dict, log: _Log) -> dict:
+    """The certificate a carried bound names, read from the folder of the one being checked."""
+    name = evidence["certificate"]
+    if log.folder is None:
+        raise NotRechecked(f"the bound is carried from the certificate {name!r}, and no folder "
+                           f"was given to find it in: re-check the file, not the document")
+    _require(isinstance(name, str) and name == Path(name).name and name not in ("", ".", ".."),
+             f"evidence certificate {name!r} must be a file name in the same folder")
+    _require(name not in log.seen, f"the certificate {name!r} is carried from itself (a cycle)")
+    source = read(log.folder / name, f"certificate {name!r} (the source of a carried bound)")
+    _same(f"evidence digest (the digest of {name})", source["digest"], evidence["digest"])
+    return source
 
 
 def _horizon_evidence(dag, memory, variant, evidence, figure, log) -> None:
@@ -541,7 +623,7 @@ def _exact_refuted(doc: dict, dag, claim, log: _Log) -> None:
         _optimum_by_search(dag, spec["memory"], verdict["variant"], io, log)
         return
     _same("verdict reason's evidence kind", evidence["kind"], reason.group(1))
-    _lower_end(dag, spec["memory"], verdict["variant"], evidence, io, log, exact=True)
+    _lower_end(dag, spec["memory"], verdict["variant"], evidence, io, log, exact=True, spec=spec)
 
 
 def _beats_claim(doc: dict, dag, claim: int, log: _Log, found_optimum: bool) -> None:

@@ -24,8 +24,9 @@ def register(sub) -> None:
     p = sub.add_parser("pebble", help="exact red-blue pebbling search (optimum or a claim)",
                        description=DESCRIPTION)
     p.add_argument("dag", help="an ioverify-dag JSON file")
-    p.add_argument("--memory", "-M", type=positive_int, required=True, help="red pebbles (M)")
-    add_variant_arguments(p)
+    p.add_argument("--memory", "-M", required=True, metavar="M|LO..HI",
+                   help="red pebbles (M); a range LO..HI computes the whole curve")
+    add_variant_arguments(p, both=True)
     p.add_argument("--claim-lower-bound", type=non_negative_int, metavar="L",
                    help="check the claim that every schedule needs at least L transfers")
     p.add_argument("--timeout", type=positive_float, metavar="S",
@@ -46,17 +47,21 @@ def register(sub) -> None:
                    help="auto (default): the exhaustive configuration search with a share of "
                         "the time, then Z3; exhaustive or z3: that search alone")
     add_memory_argument(p)
+    from ioverify.cli.curve_cmd import add_curve_arguments
+
+    add_curve_arguments(p)
     p.set_defaults(handler=_pebble)
 
 
-def add_variant_arguments(p) -> None:
+def add_variant_arguments(p, both: bool = False) -> None:
     """``--variant NAME`` and its alias ``--one-shot`` (read them with ``variant_of``).  The
     name is checked by the command (an unknown one is one line and exit 2, from
     ``UnsupportedVariant``), not by argparse."""
     names = ", ".join(f"{v.name} ({v.summary})" for v in VARIANTS.values())
     group = p.add_mutually_exclusive_group()
     group.add_argument("--variant", metavar="NAME",
-                       help=f"game variant: {names}; default recompute")
+                       help=f"game variant: {names}; default recompute"
+                            + ("; 'both' computes the curve in both" if both else ""))
     group.add_argument("--one-shot", dest="variant", action="store_const", const="one-shot",
                        help="alias for --variant one-shot")
 
@@ -80,6 +85,17 @@ def progress_printer(stream=None):
 
 def _pebble(args) -> int:
     apply_memory_budget(args.max_memory)
+    from ioverify.cli.curve_cmd import curve_command, is_curve
+    from ioverify.search.curve import parse_memory_range
+
+    memories = parse_memory_range(args.memory)
+    if is_curve(args, memories):
+        return curve_command(args, memories, variant_of(args))
+    args.memory = memories[0]
+    return _single(args)
+
+
+def _single(args) -> int:
     import json
 
     from ioverify._io import write_text
