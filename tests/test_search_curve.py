@@ -241,3 +241,28 @@ def test_cli_curve_bad_arguments_are_one_line_exit_2(dag_file, capsys, argv, phr
     assert main(["pebble", str(dag_file), *argv]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert phrase in err and len(err.strip().splitlines()) == 1
+
+
+# --- the CP-SAT upper-bound worker (optional extra) ---------------------------------------------
+
+def test_cpsat_schedule_replays_and_is_no_worse_than_its_warm_start():
+    pytest.importorskip("ortools")
+    from ioverify.game.greedy import greedy_schedule
+    from ioverify.search.cpsat import solve
+
+    dag = build({"family": "pyramid", "params": {"height": 3}})
+    for memory, variant in ((3, "one-shot"), (4, "recompute")):
+        start = greedy_schedule(dag, memory)
+        result = solve(dag, memory, variant, start, 5.0)
+        assert result.horizon == len([m for m in start if m[0] != "delete"]) + 3
+        assert replay(dag, result.schedule, memory, variant).io == result.io <= start.io
+
+
+def test_curve_with_the_cpsat_worker_replays_what_it_keeps():
+    pytest.importorskip("ortools")
+    from ioverify.search.cpsat import CpSatWorker
+
+    dag = build({"family": "attention-forward", "params": TINY[0]})
+    result = curve(dag, [4, 5], ("one-shot",), timeout=6, upper_workers=[CpSatWorker(0)])
+    for (memory, variant), cell in result.cells.items():
+        assert replay(dag, cell.schedule, memory, variant).io == cell.upper

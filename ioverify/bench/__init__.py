@@ -10,4 +10,6 @@ SUITES = {
     "kernels": "ioverify.bench.kernels",
     "kernels-extra": "ioverify.bench.kernels_extra",
     "families": "ioverify.bench.families",
+    "curve": "ioverify.bench.curve",
+    "peer": "ioverify.bench.peer",
 }

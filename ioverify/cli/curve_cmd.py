@@ -20,6 +20,10 @@ def add_curve_arguments(p) -> None:
                         "'distributed' extra)")
     p.add_argument("--plot", metavar="FILE",
                    help="curve: draw it (PNG or SVG, needs matplotlib), brackets as bands")
+    p.add_argument("--no-cp-sat", action="store_true",
+                   help="curve: do not run the CP-SAT upper-bound worker (by default it runs on "
+                        "DAGs of 40 vertices and more, with --timeout, when the 'cpsat' extra "
+                        "is installed)")
     p.add_argument("--certificates", metavar="DIR",
                    help="curve: write one certificate per cell here (re-check them with "
                         "'ioverify certificate check')")
@@ -48,6 +52,7 @@ def is_curve(args, memories: list[int]) -> bool:
 def curve_command(args, memories: list[int], variant: str) -> int:
     from ioverify.dag.jsonio import read_dag
     from ioverify.game.rules import require_variant
+    from ioverify.search.cpsat import portfolio
     from ioverify.search.curve import VARIANTS, curve
     from ioverify.search.pebbling import IMPLEMENTED
     from ioverify.verdict import exit_code, merge
@@ -60,7 +65,7 @@ def curve_command(args, memories: list[int], variant: str) -> int:
     with _executor(args) as (executor, workers):
         result = curve(dag, memories, variants, timeout=timeout, rlimit=args.rlimit,
                        max_states=args.max_states, executor=executor, workers=workers,
-                       progress=_progress())
+                       progress=_progress(), upper_workers=portfolio(not args.no_cp_sat))
     records = curve_records(result, dag)
     if args.json:
         print_json(records)

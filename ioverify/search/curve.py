@@ -217,8 +217,9 @@ class _Run:
         cell.last_slice = seconds or 0.0
         self.report(f"searching {cell_name(cell.key)}, bracket [{cell.lower}, {cell.upper}]"
                     + (f", {seconds:.1f} s" if seconds else ""))
+        workers = [w for w in self.upper_workers if w.applies(self.dag)]
         return (self.dag, cell.memory, cell.variant, seconds, self.seed, self.rlimit,
-                self.max_states, cell.schedule)
+                self.max_states, cell.schedule, workers)
 
     def serial(self) -> None:
         while (cell := self.next_cell()) is not None:
@@ -238,10 +239,10 @@ class _Run:
             for future in done:
                 self.absorb(self.cells[pending.pop(future)], future.result())
 
-    def absorb(self, cell: Cell, result: tuple[Verdict, float]) -> None:
-        """A cell's search result: its schedule offered (replayed), its verdict kept, then
+    def absorb(self, cell: Cell, result: tuple) -> None:
+        """A cell's search result: its schedules offered (replayed), its verdict kept, then
         everything carried again."""
-        verdict, seconds = result
+        verdict, seconds, proposals = result
         cell.seconds += seconds
         schedule = getattr(verdict, "schedule", None)
         if schedule is not None:
@@ -254,17 +255,11 @@ class _Run:
             lower = getattr(verdict, "lower_bound", None)
             if lower is not None and lower > cell.lower:
                 cell.lower, cell.lower_from = lower, None
-        for worker in self.upper_workers:
-            if not cell.settled and worker.applies(self.dag):
-                self.offer(cell, worker.propose(self.dag, cell.memory, cell.variant,
-                                                cell.schedule, self.worker_seconds(cell)),
-                           worker.name)
+        for name, schedule in proposals:
+            if not cell.settled:
+                self.offer(cell, schedule, name)
         self.carry()
         self.report(f"{cell_name(cell.key)}: {self.describe(cell)}")
-
-    def worker_seconds(self, cell: Cell) -> float:
-        left = self.left()
-        return max(MIN_SLICE, min(cell.last_slice or 10.0, left if left is not None else 1e9))
 
     # --- carrying ---
 
@@ -379,13 +374,26 @@ def carry_fact(source_variant: str) -> str:
     return fact
 
 
-def run_cell(task: tuple) -> tuple[Verdict, float]:
-    """One cell's search (a top-level function, so that processes and Dask can run it)."""
-    dag, memory, variant, seconds, seed, rlimit, max_states, incumbent = task
+WORKER_SHARE = 0.25  # of a cell's slice, for the extra upper-bound workers when any applies
+
+
+def run_cell(task: tuple) -> tuple[Verdict, float, list]:
+    """One cell's search, then the extra upper-bound workers warm-started from the best
+    schedule so far (a top-level function, so that processes and Dask can run it).  Returns
+    the verdict, the seconds and the workers' proposals, unchecked: ``absorb`` replays them."""
+    dag, memory, variant, seconds, seed, rlimit, max_states, incumbent, workers = task
     start = time.monotonic()
-    verdict = pebble(dag, memory, variant=variant, timeout=seconds, seed=seed, rlimit=rlimit,
-                     max_states=max_states, incumbent=incumbent)
-    return verdict, time.monotonic() - start
+    workers = workers if seconds is not None else []  # a work budget alone stays deterministic
+    search_seconds = None if seconds is None else seconds * (1 - WORKER_SHARE * bool(workers))
+    verdict = pebble(dag, memory, variant=variant, timeout=search_seconds, seed=seed,
+                     rlimit=rlimit, max_states=max_states, incumbent=incumbent)
+    proposals = []
+    if workers and verdict.status != "optimal":
+        best = getattr(verdict, "schedule", None) or incumbent
+        share = seconds * WORKER_SHARE / len(workers)
+        for worker in workers:
+            proposals.append((worker.name, worker.propose(dag, memory, variant, best, share)))
+    return verdict, time.monotonic() - start, proposals
 
 
 # --- reading a cell -----------------------------------------------------------------------------
