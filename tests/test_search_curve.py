@@ -266,3 +266,16 @@ def test_curve_with_the_cpsat_worker_replays_what_it_keeps():
     result = curve(dag, [4, 5], ("one-shot",), timeout=6, upper_workers=[CpSatWorker(0)])
     for (memory, variant), cell in result.cells.items():
         assert replay(dag, cell.schedule, memory, variant).io == cell.upper
+
+
+def test_curve_on_a_dask_cluster_gives_the_serial_answers():
+    distributed = pytest.importorskip("distributed")
+    dag = build({"family": "attention-backward", "params": {"n": 1, "d": 1}})
+    serial = curve(dag, [3, 4, 5], max_states=2000)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster.scheduler_address) as client:
+        remote = curve(dag, [3, 4, 5], max_states=2000,
+                       executor=client.get_executor(pure=False), workers=2)
+    assert ({k: (c.lower, c.upper, c.settled) for k, c in serial.cells.items()}
+            == {k: (c.lower, c.upper, c.settled) for k, c in remote.cells.items()})
