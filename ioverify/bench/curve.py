@@ -2,7 +2,8 @@
 per-cell runs of ``ioverify.search.pebbling.pebble`` with the same total time, on the seeds'
 instances, every M from the smallest feasible one to the first where the greedy schedule meets
 the trivial bound, both variants: settled cells and total bracket width for each, and how often
-each upper-bound worker lowered an upper end in the curve."""
+each upper-bound worker lowered an upper end in the curve (the CP-SAT worker runs when the
+optional ``cpsat`` extra is installed)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ioverify.dag.registry import build
 from ioverify.game.greedy import greedy_schedule
 from ioverify.game.lemmas import trivial_lower_bound
 from ioverify.game.rules import infeasibility
+from ioverify.search.cpsat import portfolio
 from ioverify.search.curve import VARIANTS, curve
 from ioverify.search.pebbling import pebble
 
@@ -56,7 +58,7 @@ def run(quick: bool = False) -> int:
         print(f"{name:30} {span:>6} {cells:>5} {'per cell':>12} {settled:>7} {width:>6} "
               f"{time.monotonic() - start:>7.1f}", flush=True)
         start = time.monotonic()
-        result = curve(dag, memories, VARIANTS, timeout=total)
+        result = curve(dag, memories, VARIANTS, timeout=total, upper_workers=portfolio())
         print(f"{name:30} {span:>6} {cells:>5} {'curve':>12} {result.settled():>7} "
               f"{result.total_width():>6} {time.monotonic() - start:>7.1f}  "
               f"{result.improvements}", flush=True)

@@ -13,6 +13,7 @@ from ioverify._io import write_text
 from ioverify.certificate.format import relies_on, seal, tool_versions
 from ioverify.certificate.recheck import obligation_id
 from ioverify.dag.jsonio import dag_to_dict
+from ioverify.search.curve import evidence_lines
 from ioverify.verdict import to_json
 
 
@@ -24,8 +25,6 @@ def write_curve_certificates(result, dag, folder: Path, instance: dict, *, seed:
                              claim: dict | None = None, stem: str | None = None) -> list[Path]:
     """Write every cell's certificate into ``folder``; ``instance``: the spec's family and
     params (``{"family": "dag-file", ...}`` for a DAG read from a file)."""
-    from ioverify.search.curve import evidence_lines
-
     stem = stem or _stem(instance)
     claim = claim or _claim(instance, result)
     folder.mkdir(parents=True, exist_ok=True)

@@ -49,7 +49,7 @@ def is_curve(args, memories: list[int]) -> bool:
     return curve
 
 
-def curve_command(args, memories: list[int], variant: str) -> int:
+def curve_command(args, memories: list[int], variant: str, progress) -> int:
     from ioverify.dag.jsonio import read_dag
     from ioverify.game.rules import require_variant
     from ioverify.search.cpsat import portfolio
@@ -65,7 +65,7 @@ def curve_command(args, memories: list[int], variant: str) -> int:
     with _executor(args) as (executor, workers):
         result = curve(dag, memories, variants, timeout=timeout, rlimit=args.rlimit,
                        max_states=args.max_states, executor=executor, workers=workers,
-                       progress=_progress(), upper_workers=portfolio(not args.no_cp_sat))
+                       progress=progress, upper_workers=portfolio(not args.no_cp_sat))
     records = curve_records(result, dag)
     if args.json:
         print_json(records)
@@ -82,12 +82,6 @@ def curve_command(args, memories: list[int], variant: str) -> int:
                                  {"family": "dag-file", "params": {"file": Path(args.dag).name}},
                                  seed=0)
     return exit_code(merge(c.verdict for c in result.cells.values()))
-
-
-def _progress():
-    from ioverify.cli.pebble_cmd import progress_printer
-
-    return progress_printer()
 
 
 class _executor:

@@ -90,7 +90,7 @@ def _pebble(args) -> int:
 
     memories = parse_memory_range(args.memory)
     if is_curve(args, memories):
-        return curve_command(args, memories, variant_of(args))
+        return curve_command(args, memories, variant_of(args), progress_printer())
     args.memory = memories[0]
     return _single(args)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ioverify.report.plots import _pyplot
+
 COLOURS = {"one-shot": "tab:blue", "recompute": "tab:orange"}
 
 
@@ -23,8 +25,8 @@ def curve_alt_text(result, title: str) -> str:
 
 
 def curve_plot(path: Path, result, title: str) -> Path:
-    from ioverify.report.plots import _pyplot
-
+    """Draw the curve into ``path`` (PNG, SVG or PDF, by its suffix), its alt text
+    (``curve_alt_text``) stored in the image's description."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     for variant in sorted({k[1] for k in result.cells}):
@@ -45,6 +47,9 @@ def curve_plot(path: Path, result, title: str) -> Path:
     ax.set(xlabel="fast memory M (words)", ylabel="words moved", title=f"I/O curve of {title}")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    # the alt text travels with the image (PNG text chunk, SVG description)
+    metadata = {"Title": f"I/O curve of {title}", "Description": curve_alt_text(result, title)}
+    fig.savefig(path, dpi=110, metadata=metadata if path.suffix.lower() in (".png", ".svg")
+                else None)
     plt.close(fig)
     return path
