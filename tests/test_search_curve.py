@@ -279,3 +279,19 @@ def test_curve_on_a_dask_cluster_gives_the_serial_answers():
                        executor=client.get_executor(pure=False), workers=2)
     assert ({k: (c.lower, c.upper, c.settled) for k, c in serial.cells.items()}
             == {k: (c.lower, c.upper, c.settled) for k, c in remote.cells.items()})
+
+
+def test_an_incumbent_that_fails_replay_is_a_bug_not_an_upper_bound():
+    from ioverify.errors import InternalError
+    from ioverify.game.rules import Schedule
+
+    dag = build({"family": "pyramid", "params": {"height": 3}})
+    with pytest.raises(InternalError, match="incumbent"):
+        pebble(dag, 3, incumbent=Schedule.from_moves([("compute", len(dag) - 1)]))
+
+
+def test_a_recompute_incumbent_starts_the_recompute_search():
+    dag = build({"family": "attention-forward", "params": TINY[0]})
+    best = pebble(dag, 4, variant="one-shot", method="exhaustive")
+    verdict = pebble(dag, 4, variant="recompute", incumbent=best.schedule, **BUDGET)
+    assert upper_end(verdict) <= best.io
