@@ -167,7 +167,7 @@ def test_carried_bound_without_its_folder_is_not_rechecked(carried_certs):
 @pytest.mark.parametrize("edit, phrase", [
     ({"memory": 3}, "carries only to a smaller or equal M"),
     ({"variant": "one-shot"}, "evidence fact"),
-    ({"digest": "0" * 64}, "evidence digest"),
+    ({"digest": "0" * 64}, "digest of"),
     ({"certificate": "../elsewhere.json"}, "must be a file name"),
     ({"bound": 99}, "evidence bound"),
 ])

@@ -46,7 +46,7 @@ from ioverify.game.lemmas import (compute_demands, counting_lower_bound,
                                   trivial_lower_bound)
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_UNKNOWN,
                              CertificateRejected, IOVerifyError, InvalidFormat, exit_code_of)
-from ioverify.verdict import EVIDENCE_KINDS, to_json
+from ioverify.verdict import EVIDENCE_KINDS, SEVERITY, to_json
 from ioverify.dag.jsonio import dag_from_dict
 from ioverify.dag.registry import FAMILIES, build
 from ioverify.game.exhaustive import exhaustive_optimum
@@ -284,6 +284,9 @@ def obligation_id(kind: str, spec: dict) -> str:
         return f"{spec['bound']}/vs/{spec['kernel']}/{spec['name']}/confront"
     target = spec.get("family") or spec.get("kernel")
     params = ",".join(f"{k}={_short(v)}" for k, v in spec.get("params", {}).items())
+    if kind == "io-curve":
+        lo, hi = spec["memory_range"]
+        return f"{target}({params})/M={lo}..{hi}/{'+'.join(spec['variants'])}/io-curve"
     parts = [f"{target}({params})", f"M={spec['memory']}"]
     if kind == "exact-search":
         parts.append(spec.get("variant", "recompute"))
@@ -512,7 +515,7 @@ def _carried_evidence(dag, spec, variant, evidence, figure, log, exact) -> None:
     if exact:
         _same("evidence bound (the optimum it must meet)", figure, bound)
     _require(bound >= figure, f"the carried bound {bound} does not reach {figure}")
-    source = _source_certificate(evidence, log)
+    source = _named_certificate(evidence["certificate"], evidence["digest"], log)
     sub = check(source, log.folder, log.seen + (evidence["certificate"],))
     source_spec = source["obligation"]["spec"]
     _require(source["obligation"]["kind"] == "exact-search"
@@ -540,20 +543,6 @@ def _proved_lower(verdict: dict) -> int | None:
     if verdict["status"] == "verified":
         return verdict["bound"]
     return None
-
-
-def _source_certificate(evidence: dict, log: _Log) -> dict:
-    """The certificate a carried bound names, read from the folder of the one being checked."""
-    name = evidence["certificate"]
-    if log.folder is None:
-        raise NotRechecked(f"the bound is carried from the certificate {name!r}, and no folder "
-                           f"was given to find it in: re-check the file, not the document")
-    _require(isinstance(name, str) and name == Path(name).name and name not in ("", ".", ".."),
-             f"evidence certificate {name!r} must be a file name in the same folder")
-    _require(name not in log.seen, f"the certificate {name!r} is carried from itself (a cycle)")
-    source = read(log.folder / name, f"certificate {name!r} (the source of a carried bound)")
-    _same(f"evidence digest (the digest of {name})", source["digest"], evidence["digest"])
-    return source
 
 
 def _horizon_evidence(dag, memory, variant, evidence, figure, log) -> None:
@@ -968,7 +957,84 @@ def check_confront(doc: dict, log: _Log) -> None:
     log.rechecked.append(f"status re-derived: {derived['status']}")
 
 
+# --- io-curve -------------------------------------------------------------------------------------
+
+CURVE_CELL_FIELDS = {"memory", "variant", "status", "lower_bound", "upper_bound", "evidence",
+                     "certificate", "digest"}
+
+
+def check_io_curve(doc: dict, log: _Log) -> None:
+    """A curve's certificate names one exact-search certificate per cell of the spec's range
+    and variants: each is read from the same folder, its digest compared, re-checked whole
+    (carried bounds with their sources) and must be about the cell it is listed for (the
+    spec's instance, M, variant and expected optimum); the stated ends and status of each cell
+    are compared with its certificate, and the verdict must be the worst cell's."""
+    spec, detail = doc["obligation"]["spec"], doc["detail"]
+    _known_fields("obligation spec", spec, {"family", "params", "memory_range", "variants"},
+                  {"optima"})
+    lo, hi = spec["memory_range"]
+    keys = [(m, v) for m in range(lo, hi + 1) for v in ("one-shot", "recompute")
+            if v in spec["variants"]]
+    _require(isinstance(detail.get("cells"), list) and
+             [(c.get("memory"), c.get("variant")) for c in detail["cells"]] == keys,
+             f"detail cells: the curve's cells are {keys}, in this order")
+    _no_instance(doc)
+    dag = _build({"family": spec["family"], "params": spec["params"]})
+    _fields("detail", {k: v for k, v in detail.items() if k != "cells"},
+            {"vertices": len(dag), "trivial_bound": trivial_lower_bound(dag)},
+            recorded={"budget"})
+    _witness(doc, set())
+    worst = None
+    for cell in detail["cells"]:
+        verdict = _curve_cell(doc, spec, cell, log)
+        if worst is None or SEVERITY[verdict["status"]] > SEVERITY[worst["status"]]:
+            worst = verdict
+    _same("verdict (the worst cell's, as its certificate states it)", worst, doc["verdict"])
+    log.rechecked.append(f"{len(keys)} cells re-checked with their certificates; the verdict "
+                         f"is the worst cell's ({worst['status']})")
+
+
+def _curve_cell(doc: dict, spec: dict, cell: dict, log: _Log) -> dict:
+    _known_fields("detail cell", cell, CURVE_CELL_FIELDS)
+    memory, variant = cell["memory"], cell["variant"]
+    source = _named_certificate(cell["certificate"], cell["digest"], log)
+    sub = check(source, log.folder, log.seen + (cell["certificate"],))
+    expected = {"family": spec["family"], "params": spec["params"], "memory": memory,
+                "variant": variant}
+    optimum = spec.get("optima", {}).get(variant, {}).get(str(memory))
+    if optimum is not None:
+        expected["optimum"] = optimum
+    _same(f"the spec of {cell['certificate']} (the cell M = {memory}, {variant})", expected,
+          source["obligation"]["spec"])
+    verdict = source["verdict"]
+    _same(f"cell M = {memory} ({variant}) status", verdict["status"], cell["status"])
+    lower = verdict["io"] if verdict["status"] == "optimal" else verdict.get("lower_bound")
+    upper = (verdict.get("io") if verdict["status"] in ("optimal", "refuted")
+             else verdict.get("upper_bound"))
+    _same(f"cell M = {memory} ({variant}) lower_bound", lower, cell["lower_bound"])
+    _same(f"cell M = {memory} ({variant}) upper_bound", upper, cell["upper_bound"])
+    log.rechecked.extend(f"{cell['certificate']}: {line}" for line in sub.rechecked)
+    log.relies_on.extend(r for r in sub.relies_on if r not in log.relies_on)
+    log.not_rederived.extend(f"{cell['certificate']}: {line}" for line in sub.not_rederived)
+    return verdict
+
+
+def _named_certificate(name, stated_digest: str, log: _Log) -> dict:
+    """A certificate another one names: a plain file name in the same folder, not one being
+    re-checked already (a cycle), whose digest is the one stated."""
+    if log.folder is None:
+        raise NotRechecked(f"the certificate names {name!r}, and no folder was given to find "
+                           f"it in: re-check the file, not the document")
+    _require(isinstance(name, str) and name == Path(name).name and name not in ("", ".", ".."),
+             f"certificate name {name!r} must be a file name in the same folder")
+    _require(name not in log.seen, f"the certificate {name!r} names itself (a cycle)")
+    named = read(log.folder / name, f"certificate {name!r}")
+    _same(f"digest of {name}", named["digest"], stated_digest)
+    return named
+
+
 CHECKERS = {
+    "io-curve": check_io_curve,
     "exact-search": check_exact_search,
     "partition": check_partition,
     "kernel": check_kernel,
