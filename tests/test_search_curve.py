@@ -295,3 +295,94 @@ def test_a_recompute_incumbent_starts_the_recompute_search():
     best = pebble(dag, 4, variant="one-shot", method="exhaustive")
     verdict = pebble(dag, 4, variant="recompute", incumbent=best.schedule, **BUDGET)
     assert upper_end(verdict) <= best.io
+
+
+# --- the io-curve obligation --------------------------------------------------------------------
+
+CURVE_CLAIM = '''
+from ioverify.claims import Claim, io_curve
+
+CLAIMS = [Claim("ab11-curve", "curve", "optima 15/12/11 at M = 3..5", "tests", "derived",
+                "recompute",
+                (io_curve("ab11-curve", "attention-backward", {"n": 1, "d": 1}, range(3, 6),
+                          optima={"one-shot": {3: 15, 4: 12, 5: OPTIMUM_AT_5},
+                                  "recompute": {3: 15}}),))]
+'''
+
+
+def check_curve_claim(folder: Path, optimum_at_5: int) -> tuple[int, Path]:
+    path = folder / "curve_claims.py"
+    path.write_text(CURVE_CLAIM.replace("OPTIMUM_AT_5", str(optimum_at_5)))
+    code = main(["check", str(path), "--jobs", "1", "--max-states", "2000",
+                 "--certificates", str(folder / "c"), "--docs", str(folder / "d")])
+    return code, folder / "c" / "ab11-curve--000.json"
+
+
+@pytest.fixture(scope="module")
+def curve_claim(tmp_path_factory):
+    return check_curve_claim(tmp_path_factory.mktemp("io-curve"), 11)
+
+
+def test_io_curve_claim_is_optimal_and_its_certificate_rechecks_every_cell(curve_claim):
+    code, path = curve_claim
+    assert code == 0
+    outcome = check_file(path)
+    assert outcome.outcome == "accepted", outcome.reason
+    assert sum(line.endswith("equals the embedded DAG (16 vertices)")
+               for line in outcome.rechecked) >= 6
+    assert len(list(path.parent.glob("ab11-curve--000--M*.json"))) == 6
+
+
+def test_io_curve_page_shows_the_plot_and_the_table(curve_claim):
+    _, path = curve_claim
+    page = (path.parent.parent / "d" / "ab11-curve.md").read_text()
+    assert "img/curve/ab11-curve--000.png" in page
+    assert "| M | one-shot | recompute | trivial bound |" in page and "| 3 | **15** |" in page
+
+
+def test_io_curve_with_a_wrong_expected_optimum_is_refuted(tmp_path):
+    code, path = check_curve_claim(tmp_path, 12)
+    doc = json.loads(path.read_text())
+    assert code == 1 and doc["verdict"]["status"] == "refuted"
+    assert check_file(path).outcome == "accepted"
+
+
+@pytest.mark.parametrize("edit, phrase", [
+    (lambda d: d["detail"]["cells"][0].update(digest="0" * 64), "digest of"),
+    (lambda d: d["detail"]["cells"][1].update(upper_bound=14), "upper_bound"),
+    (lambda d: d["detail"]["cells"].pop(), "the curve's cells are"),
+    (lambda d: d["verdict"].update(io=14), "the worst cell's"),
+])
+def test_tampered_io_curve_certificate_is_rejected(curve_claim, edit, phrase):
+    _, path = curve_claim
+    doc = json.loads(path.read_text())
+    edit(doc)
+    doc = seal({k: v for k, v in doc.items() if k not in ("format", "version", "digest")})
+    bad = path.parent / "tampered.json"
+    bad.write_text(json.dumps(doc))
+    try:
+        outcome = check_file(bad)
+    finally:
+        bad.unlink()
+    assert outcome.outcome == "rejected" and phrase in outcome.reason, outcome.reason
+
+
+def test_io_curve_certificate_without_its_folder_is_not_rechecked(curve_claim):
+    _, path = curve_claim
+    with pytest.raises(NotRechecked):
+        check(json.loads(path.read_text()))
+
+
+@pytest.mark.parametrize("spec, phrase", [
+    ({"memory_range": [5, 3]}, "LO <= HI"),
+    ({"variants": ["one-shot", "one-shot"]}, "once each"),
+    ({"optima": {"one-shot": {"9": 3}}}, "not in the range"),
+])
+def test_io_curve_specs_are_validated(spec, phrase):
+    from ioverify.claims.claim import Obligation
+    from ioverify.claims.validate import CHECKS
+
+    base = {"family": "pyramid", "params": {"height": 2}, "memory_range": [3, 4],
+            "variants": ["one-shot"]}
+    with pytest.raises(InvalidArgument, match=phrase):
+        CHECKS["io-curve"]("here", {**base, **spec})
