@@ -12,9 +12,9 @@ from ioverify.cli.common import positive_int, print_json
 
 def add_curve_arguments(p) -> None:
     """The options only a curve (a range of M, or --variant both) reads."""
-    p.add_argument("--jobs", "-j", type=positive_int, default=1,
-                   help="curve: cells searched at once on local processes (default 1: in this "
-                        "process)")
+    p.add_argument("--jobs", "-j", type=positive_int, default=None,
+                   help="curve: cells searched at once on local processes (default: the number "
+                        "of cores, at most 4; 1: in this process)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="curve: run the cells on the Dask cluster at ADDRESS (needs the "
                         "'distributed' extra)")
@@ -34,12 +34,12 @@ def is_curve(args, memories: list[int]) -> bool:
     there (one line, exit 2)."""
     from ioverify.errors import InvalidArgument
 
-    curve = len(memories) > 1 or args.variant == "both"
+    curve = len(memories) > 1 or ".." in str(args.memory) or args.variant == "both"
     single_only = {"--claim-lower-bound": args.claim_lower_bound,
                    "--schedule-out": args.schedule_out,
                    "--method": None if args.method == "auto" else args.method}
     curve_only = {"--plot": args.plot, "--certificates": args.certificates,
-                  "--scheduler": args.scheduler, "--jobs": None if args.jobs == 1 else args.jobs}
+                  "--scheduler": args.scheduler, "--jobs": args.jobs}
     wrong = single_only if curve else curve_only
     for option, value in wrong.items():
         if value is not None:
@@ -84,6 +84,13 @@ def curve_command(args, memories: list[int], variant: str, progress) -> int:
     return exit_code(merge(c.verdict for c in result.cells.values()))
 
 
+def default_jobs() -> int:
+    """Local processes for the cells when --jobs is not given: the cores, at most 4."""
+    import os
+
+    return min(4, os.cpu_count() or 1)
+
+
 class _executor:
     """In this process (None), local processes (--jobs N), or a Dask cluster (--scheduler)."""
 
@@ -99,14 +106,15 @@ class _executor:
             self.close = client.close
             workers = max(1, sum(client.nthreads().values()))
             return client.get_executor(pure=False), workers
-        if args.jobs > 1:
+        jobs = args.jobs or default_jobs()
+        if jobs > 1:
             import concurrent.futures
             import multiprocessing
 
             pool = concurrent.futures.ProcessPoolExecutor(
-                args.jobs, mp_context=multiprocessing.get_context("spawn"))
+                jobs, mp_context=multiprocessing.get_context("spawn"))
             self.close = lambda: pool.shutdown(cancel_futures=True)
-            return pool, args.jobs
+            return pool, jobs
         return None, 1
 
     def __exit__(self, *exc):
