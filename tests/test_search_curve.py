@@ -386,3 +386,17 @@ def test_io_curve_specs_are_validated(spec, phrase):
             "variants": ["one-shot"]}
     with pytest.raises(InvalidArgument, match=phrase):
         CHECKS["io-curve"]("here", {**base, **spec})
+
+
+def test_a_search_told_a_bound_proved_elsewhere_stops_when_it_is_met():
+    dag = build({"family": "attention-forward", "params": TINY[0]})
+    verdict = pebble(dag, 4, variant="recompute", enough=RECOMPUTE_OPTIMA[4])
+    assert verdict.status == "unknown" and "proved elsewhere" in verdict.reason
+    assert verdict.upper_bound == RECOMPUTE_OPTIMA[4] and verdict.lower_bound < verdict.upper_bound
+    assert replay(dag, verdict.schedule, 4, "recompute").io == RECOMPUTE_OPTIMA[4]
+
+
+def test_enough_must_be_an_integer():
+    dag = build({"family": "pyramid", "params": {"height": 2}})
+    with pytest.raises(InvalidArgument, match="enough"):
+        pebble(dag, 3, enough=2.5)

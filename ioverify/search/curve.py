@@ -219,7 +219,14 @@ class _Run:
                     + (f", {seconds:.1f} s" if seconds else ""))
         workers = [w for w in self.upper_workers if w.applies(self.dag)]
         return (self.dag, cell.memory, cell.variant, seconds, self.seed, self.rlimit,
-                self.max_states, cell.schedule, workers)
+                self.max_states, cell.schedule, workers, self.enough(cell))
+
+    def enough(self, cell: Cell) -> int | None:
+        """The best lower bound a settled cell carries to ``cell``: a schedule that cheap
+        settles it, so its search may stop there (``pebble(enough=...)``)."""
+        bounds = [s.lower for s in self.cells.values() if s.settled and s is not cell
+                  and not s.infeasible and carries_lower(s.key, cell.key)]
+        return max(bounds, default=None)
 
     def serial(self) -> None:
         while (cell := self.next_cell()) is not None:
@@ -381,19 +388,24 @@ def run_cell(task: tuple) -> tuple[Verdict, float, list]:
     """One cell's search, then the extra upper-bound workers warm-started from the best
     schedule so far (a top-level function, so that processes and Dask can run it).  Returns
     the verdict, the seconds and the workers' proposals, unchecked: ``absorb`` replays them."""
-    dag, memory, variant, seconds, seed, rlimit, max_states, incumbent, workers = task
+    dag, memory, variant, seconds, seed, rlimit, max_states, incumbent, workers, enough = task
     start = time.monotonic()
     workers = workers if seconds is not None else []  # a work budget alone stays deterministic
     search_seconds = None if seconds is None else seconds * (1 - WORKER_SHARE * bool(workers))
     verdict = pebble(dag, memory, variant=variant, timeout=search_seconds, seed=seed,
-                     rlimit=rlimit, max_states=max_states, incumbent=incumbent)
+                     rlimit=rlimit, max_states=max_states, incumbent=incumbent, enough=enough)
     proposals = []
-    if workers and verdict.status != "optimal":
+    met = enough is not None and upper_of(verdict) is not None and upper_of(verdict) <= enough
+    if workers and verdict.status != "optimal" and not met:
         best = getattr(verdict, "schedule", None) or incumbent
         share = seconds * WORKER_SHARE / len(workers)
         for worker in workers:
             proposals.append((worker.name, worker.propose(dag, memory, variant, best, share)))
     return verdict, time.monotonic() - start, proposals
+
+
+def upper_of(verdict: Verdict) -> int | None:
+    return verdict.io if verdict.status == "optimal" else getattr(verdict, "upper_bound", None)
 
 
 # --- reading a cell -----------------------------------------------------------------------------

@@ -93,6 +93,7 @@ class _State:
     max_states: int | None = None  # the exhaustive search's state cap (None: not run)
     timeout: float | None = None  # as given, for the record
     symmetry: tuple | None = None  # symmetry_of(dag), computed once by the first descent
+    enough: int | None = None  # stop at a schedule this cheap (a bound proved elsewhere)
 
     def budget(self) -> dict:
         """The budget this search runs under, as recorded in its evidence."""
@@ -260,7 +261,7 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
            claim_lower_bound: int | None = None, timeout: float | None = None, seed: int = 0,
            progress: Progress | None = None, method: str = "auto", rlimit: int | None = None,
            max_states: int | None = None, started: float | None = None,
-           incumbent: Schedule | None = None) -> Verdict:
+           incumbent: Schedule | None = None, enough: int | None = None) -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
     every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
 
@@ -274,9 +275,14 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     own start, so that reading the DAG counts too).  ``incumbent``: a schedule known from
     elsewhere (an upper-bound worker, a neighbouring cell of a curve); it is replayed at
     ``memory`` in ``variant`` (``InternalError`` if it fails) and starts the search as the upper
-    bound when it beats the greedy schedule."""
+    bound when it beats the greedy schedule.  ``enough``: a lower bound the caller proved
+    elsewhere (a settled neighbour of a curve); once a replayed schedule costs no more, the
+    search stops with ``Unknown`` and the bracket reached, for the caller to settle with its own
+    proof (nothing here relies on it)."""
     rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
                                     rlimit, max_states)
+    if enough is not None and (isinstance(enough, bool) or not isinstance(enough, int)):
+        raise InvalidArgument(f"enough must be an integer I/O, got {enough!r}")
     why = infeasibility(dag, memory)
     if why is not None:
         return Infeasible(why, rules.name)
@@ -288,7 +294,8 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     st = _State(dag, memory, rules, seed, None if timeout is None else start + timeout,
                 progress, start, greedy, greedy.io, trivial,
                 Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
-                rlimit=rlimit, max_states=state_cap(method, max_states), timeout=timeout)
+                rlimit=rlimit, max_states=state_cap(method, max_states), timeout=timeout,
+                enough=None if claim is not None else enough)
     settled = _settled(st, claim)
     if settled is not None:
         return settled
@@ -353,6 +360,10 @@ def _settled(st: _State, claim: int | None) -> Verdict | None:
             return Verified(claim, _with_budget(st), name)
     elif st.upper <= st.lower:
         return Optimal(st.upper, st.best, _with_budget(st), name)
+    elif st.enough is not None and st.upper <= st.enough:
+        return Unknown(f"stopped at a schedule of I/O {st.upper}: the caller's bound "
+                       f"{st.enough}, proved elsewhere, is met", st.lower, st.upper, name,
+                       st.best)
     return None
 
 
@@ -364,7 +375,9 @@ def _with_budget(st: _State) -> Evidence:
 
 def _stop(st: _State, claim: int | None) -> int:
     """The smallest I/O budget worth asking a solver for."""
-    return st.lower if claim is None else claim - 1
+    if claim is not None:
+        return claim - 1
+    return st.lower if st.enough is None else max(st.lower, st.enough)
 
 
 def _check_claim(claim):
@@ -496,7 +509,7 @@ def _one_shot_upper(st: _State, claim: int | None, route=None,
     sub = _State(st.dag, st.memory, ONE_SHOT, st.seed, st.deadline, st.progress, st.start,
                  start, start.io, st.lower, st.lower_evidence, exhaustive=st.exhaustive,
                  rlimit=st.rlimit, max_states=st.max_states, timeout=st.timeout,
-                 symmetry=st.symmetry)
+                 symmetry=st.symmetry, enough=st.enough)
     with _share(sub, share):
         answer = _settled(sub, claim) or (route or _one_shot_route)(sub, claim)
     st.symmetry = sub.symmetry
