@@ -43,7 +43,6 @@ from ioverify.search.pebbling import pebble
 from ioverify.verdict import Evidence, Infeasible, Optimal, Unknown, Verdict, describe
 
 VARIANTS = ("one-shot", "recompute")  # one-shot first: its schedules feed recompute
-FIRST_PASS = 0.5  # of the budget, shared evenly by the cells' first searches
 MIN_SLICE = 1.0  # seconds: no search gets less
 
 
@@ -128,8 +127,8 @@ def curve(dag: DAG, memories: list[int], variants=VARIANTS, *, timeout: float | 
           progress: Callable[[str], None] | None = None, upper_workers=()) -> Curve:
     """Every cell of ``memories`` x ``variants``: greedy and trivial bounds first, carried;
     then the searches, widest bracket first, each with a slice of the one ``timeout`` (a first
-    pass sharing FIRST_PASS of it, then doubled slices for the cells still open), results
-    carried as they arrive.  Without a timeout every open cell is searched once under the
+    pass sharing it evenly among the open cells, what a settled cell leaves going to the
+    others, then doubled slices for the cells still open), results carried as they arrive.  Without a timeout every open cell is searched once under the
     work budget (``rlimit``, ``max_states``).  ``executor``: where the searches run (None: in
     this process), ``workers`` of them at once.  ``upper_workers``: extra upper-bound workers
     (``ioverify.search.cpsat``), run on a cell after its search, their schedules replayed."""
@@ -137,7 +136,7 @@ def curve(dag: DAG, memories: list[int], variants=VARIANTS, *, timeout: float | 
         raise InvalidArgument("a curve needs at least one M and one variant")
     start = time.monotonic()
     run = _Run(dag, memories, list(variants), timeout, seed, rlimit, max_states, start,
-               progress, list(upper_workers))
+               progress, list(upper_workers), workers if executor is not None else 1)
     run.start_cells()
     if executor is None:
         run.serial()
@@ -159,6 +158,7 @@ class _Run:
     start: float
     progress: Callable[[str], None] | None
     upper_workers: list
+    workers: int = 1  # searches at once
     cells: dict = field(default_factory=dict)
     trivial: int = 0
     improvements: dict = field(default_factory=dict)
@@ -184,14 +184,16 @@ class _Run:
         return self.timeout - (time.monotonic() - self.start)
 
     def slice_for(self, cell: Cell) -> float | None:
-        """The seconds ``cell``'s next search gets: an even share of the first pass, then twice
-        its last slice; never more than what is left."""
+        """The seconds ``cell``'s next search gets: in the first pass an even share of what is
+        left among the open cells not searched yet (``workers`` of them at a time), so that
+        what a cell settled early leaves goes to the others; then twice its last slice; never
+        more than what is left."""
         left = self.left()
         if left is None:
             return None
         if cell.runs == 0:
-            open_cells = sum(1 for c in self.cells.values() if c.width and c.runs == 0)
-            share = FIRST_PASS * self.timeout / max(1, open_cells)
+            waiting = sum(1 for c in self.cells.values() if c.width and c.runs == 0)
+            share = left * self.workers / max(1, waiting)
         else:
             share = 2 * cell.last_slice
         return max(MIN_SLICE, min(share, left))
