@@ -38,6 +38,7 @@ EVIDENCE_KINDS = (
     "symbolic-proof",  # SymPy identity or Z3 arithmetic over a whole parameter region
     "replay",  # the independent replayer checked every move of a schedule
     "kernel-sweep",  # certified kernel runs confronted with a bound over a sweep
+    "carried",  # a neighbouring cell's proof, carried by monotonicity in M or variant
 )
 
 

@@ -5,7 +5,7 @@ used here are derived for this project (docs/theory.md §4) and are conjectures 
 Q >= n^2 d^2 / (M + 4 d^2) - M (large cache) and Q >= n^2 d / (2 sqrt(M)) - n^2 (small cache).
 """
 
-from ioverify.claims import Claim, Part, exact_search, kernel, symbolic
+from ioverify.claims import Claim, Part, exact_search, io_curve, kernel, symbolic
 
 LARGE, SMALL = "attention-forward-large-cache", "attention-forward-small-cache"
 TINY_OPTIMA = "attention-forward-tiny-optima"
@@ -26,27 +26,24 @@ CLAIMS = [
         variant="one-shot",
         notes="The explicit lower bounds of this file are at most 0 on this instance: they say "
               "nothing this small. These optima are what any sharper bound must not exceed.",
-        obligations=tuple(
-            exact_search(TINY_OPTIMA, "attention-forward", TINY[0], memory, variant="one-shot",
-                         optimum=q, heavy=True)
-            for memory, q in ONE_SHOT_OPTIMA.items()),
+        obligations=(io_curve(TINY_OPTIMA, "attention-forward", TINY[0], TINY[1],
+                              variants=("one-shot",), optima={"one-shot": ONE_SHOT_OPTIMA}),),
     ),
     Claim(
         id=TINY_RECOMPUTE,
         title="Recomputation does not pay on the smallest attention graph",
         statement="attention_forward(2, 1) in Hong and Kung's recompute variant has the same "
                   "optima as in the one-shot variant: M=3: 24, M=4: 15, M=5: 11, M=6: 10, "
-                  "M=7: 9, M=8: 8.",
+                  "M=7: 9, M=8: 8 (the curve of both variants).",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="recompute",
         notes="Each exp(S_ij) has two uses (the row sum and the product with V), so "
               "recomputing it could save a store and a load; the exhaustive configuration "
               "search, horizon-free, shows it never does here.",
-        obligations=tuple(
-            exact_search(TINY_RECOMPUTE, "attention-forward", TINY[0], memory,
-                         variant="recompute", optimum=q, heavy=True)
-            for memory, q in RECOMPUTE_OPTIMA.items()),
+        obligations=(io_curve(TINY_RECOMPUTE, "attention-forward", TINY[0], TINY[1],
+                              optima={"one-shot": ONE_SHOT_OPTIMA,
+                                      "recompute": RECOMPUTE_OPTIMA}),),
     ),
     Claim(
         id=LARGE,

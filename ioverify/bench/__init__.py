@@ -17,6 +17,8 @@ SUITES = {
     "kernels-extra": "ioverify.bench.kernels_extra",
     "families": "ioverify.bench.families",
     "proofs": "ioverify.bench.proofs",
+    "curve": "ioverify.bench.curve",
+    "peer": "ioverify.bench.peer",
 }
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ioverify._io import write_text
 from ioverify.certificate.format import relies_on as relies_on_json
+from ioverify.certificate.curve import io_curve_body
 from ioverify.certificate.format import seal, tool_versions
 from ioverify.certificate.recheck import DAG_FILE, obligation_id
 from ioverify.dag.jsonio import dag_to_dict
@@ -102,8 +103,11 @@ class CertificateWriter:
 
     def _write(self, claim, i: int, result) -> Path:
         path = self.folder / f"{claim.id}--{i:03d}.json"
-        write_text(json.dumps(seal(certificate_body(claim, result, self.budget)), indent=1),
-                   str(path))
+        if result.obligation.kind == "io-curve":  # its cells' certificates first
+            body = io_curve_body(claim, result, self.budget, self.folder, path.stem)
+        else:
+            body = certificate_body(claim, result, self.budget)
+        write_text(json.dumps(seal(body), indent=1), str(path))
         self.written[claim.id, i] = path
         return path
 

@@ -129,6 +129,8 @@ RELIES_ON = {
     "partition-lemma": "Z3 answered unsat for every 2M-partition with fewer parts "
                        "(Hong-Kung Lemma 3.1 turns the part count into the bound)",
     "symbolic-proof": "the SymPy or Z3 arithmetic proof of the fact",
+    "carried": "the monotonicity of the optimum in M and in the variant (docs/theory.md), and "
+               "the certificate the bound was carried from, re-checked with this one",
 }
 
 

@@ -51,7 +51,7 @@ from ioverify.game.lemmas import (compute_demands, counting_lower_bound,
                                   trivial_lower_bound)
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_UNKNOWN,
                              CertificateRejected, IOVerifyError, InvalidFormat, exit_code_of)
-from ioverify.verdict import EVIDENCE_KINDS, to_json
+from ioverify.verdict import EVIDENCE_KINDS, SEVERITY, to_json
 from ioverify.dag.jsonio import dag_from_dict
 from ioverify.dag.registry import FAMILIES, build
 from ioverify.game.exhaustive import exhaustive_optimum
@@ -95,6 +95,7 @@ EVIDENCE_FIELDS = {
                        {"method", "automorphisms", "backend", "budget", "lemma"}),
     "partition-lemma": ({"S", "memory", "parts", "parts_lower", "parts_upper", "lower_by",
                          "partition", "left_out"}, {"budget"}),
+    "carried": ({"memory", "variant", "bound", "fact", "certificate", "digest"}, set()),
 }
 
 COUNTING = "counting inputs and sinks"  # the partition search's name for the counting bound
@@ -137,24 +138,28 @@ class Outcome:
 
 @dataclass
 class _Log:
-    folder: Path | None = None  # where the certificate file is: its proof files are beside it
+    folder: Path | None = None  # the certificate file's folder: proof files, carried sources
     rechecked: list[str] = field(default_factory=list)
     relies_on: list[str] = field(default_factory=list)
     not_rederived: list[str] = field(default_factory=list)
+    seen: tuple[str, ...] = ()  # the certificates being re-checked (a cycle is rejected)
 
 
 # --- entry points -------------------------------------------------------------------------------
 
-def check(doc: dict, folder: str | Path | None = None) -> Recheck:
+def check(doc: dict, folder: str | Path | None = None, seen: tuple[str, ...] = ()) -> Recheck:
     """Re-check a certificate document; raises CertificateRejected naming the first field whose
     stated value differs from the re-derived one, NotRechecked when it cannot be re-derived
-    here, InvalidFormat when it is malformed.  ``folder``: where the files a clausal proof
-    names are (beside the certificate file)."""
+    here, InvalidFormat when it is malformed.  ``folder``: the folder of the certificate file,
+    where the files a clausal proof names and the certificates a carried bound names are
+    (without it neither is re-checked); ``seen``: the certificates being re-checked above this
+    one (a cycle is rejected)."""
     validate(doc)
     if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
         raise CertificateRejected("certificate digest does not match its content: it was "
                                   "edited after it was written")
-    ob, log = doc["obligation"], _Log(None if folder is None else Path(folder))
+    ob = doc["obligation"]
+    log = _Log(folder=None if folder is None else Path(folder), seen=seen)
     _same("obligation claim (the claim's id)", doc["claim"]["id"], ob["claim"])
     _same("obligation id (from its kind and spec)", obligation_id(ob["kind"], ob["spec"]),
           ob["id"])
@@ -176,7 +181,7 @@ def check_file(path: str | Path, *, debug: bool = False) -> Outcome:
     try:
         doc = read(path, "certificate")
         status = doc["verdict"]["status"]
-        result = check(doc, Path(path).parent)
+        result = check(doc, Path(path).parent, (Path(path).name,))
     except IOVerifyError as error:
         return Outcome(path, _OUTCOME_OF_CODE.get(error.exit_code, "malformed"), status,
                        reason=_one_line(str(error)))
@@ -288,6 +293,9 @@ def obligation_id(kind: str, spec: dict) -> str:
         return f"{spec['bound']}/vs/{spec['kernel']}/{spec['name']}/confront"
     target = spec.get("family") or spec.get("kernel")
     params = ",".join(f"{k}={_short(v)}" for k, v in spec.get("params", {}).items())
+    if kind == "io-curve":
+        lo, hi = spec["memory_range"]
+        return f"{target}({params})/M={lo}..{hi}/{'+'.join(spec['variants'])}/io-curve"
     parts = [f"{target}({params})", f"M={spec['memory']}"]
     if kind == "exact-search":
         parts.append(spec.get("variant", "recompute"))
@@ -396,7 +404,7 @@ def check_exact_search(doc: dict, log: _Log) -> None:
     derived.update(vertices=len(dag), claimed_lower_bound=claim)
     if "optimum" in spec:
         derived["expected_optimum"] = spec["optimum"]
-    _fields("detail", doc["detail"], derived, recorded={"budget"})
+    _fields("detail", doc["detail"], derived, recorded={"budget", "curve"})
     _same("verdict variant (the spec's)", variant, verdict["variant"])
     if claim is not None:
         log.rechecked.append(f"claimed lower bound re-resolved from the spec: {claim}"
@@ -434,7 +442,7 @@ def _exact_optimal(doc: dict, dag, claim, log: _Log) -> None:
                                                f"claimed lower bound {claim}: a refutation")
     if "optimum" in spec:
         log.rechecked.append(f"the optimum {io} is the spec's expected optimum")
-    _lower_end(dag, memory, variant, verdict["evidence"], io, log, exact=True)
+    _lower_end(dag, memory, variant, verdict["evidence"], io, log, exact=True, spec=spec)
 
 
 def _exact_verified(doc: dict, dag, claim, log: _Log) -> None:
@@ -444,11 +452,11 @@ def _exact_verified(doc: dict, dag, claim, log: _Log) -> None:
     _same("verdict bound (the claimed lower bound)", claim, verdict["bound"])
     _witness(doc, set())
     _lower_end(dag, spec["memory"], verdict["variant"], verdict["evidence"], claim, log,
-               exact=False)
+               exact=False, spec=spec)
 
 
 def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log: _Log, *,
-               exact: bool) -> None:
+               exact: bool, spec: dict | None = None) -> None:
     """Re-derive that no schedule costs less than ``figure`` (``exact``: and that the evidence
     shows exactly ``figure``, for an optimum) from the evidence the certificate names."""
     kind = evidence["kind"]
@@ -462,6 +470,8 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
         _trivial_evidence(dag, evidence["bound"], figure, log, exact)
     elif kind == "clausal-proof":
         _clausal_evidence(dag, memory, variant, evidence, figure, log)
+    elif kind == "carried":
+        _carried_evidence(dag, spec, variant, evidence, figure, log, exact)
     else:
         _horizon_evidence(dag, memory, variant, evidence, figure, log)
 
@@ -489,6 +499,61 @@ def _trivial_evidence(dag, bound, figure, log, exact) -> None:
     _require(trivial >= figure, f"the trivial bound {trivial} does not reach {figure}")
     log.rechecked.append(f"trivial bound recomputed: every needed input loaded and every output "
                          f"stored, {trivial} I/O")
+
+
+def carry_fact(source_variant: str) -> str:
+    """The fact that carries a lower bound from a cell of ``source_variant`` to a smaller or
+    equal M (``ioverify.search.curve``'s facts 2 and 4, written here again so that the re-check
+    imports no search)."""
+    fact = "optimal I/O is non-increasing in M"
+    if source_variant == "recompute":
+        fact += "; a recompute lower bound is a one-shot lower bound"
+    return fact
+
+
+def _carried_evidence(dag, spec, variant, evidence, figure, log, exact) -> None:
+    """A lower bound carried from another cell of the same instance: the direction of the
+    carry re-derived (its M at least this one's; its variant this one's or recompute), and the
+    certificate it names read from the same folder, its digest compared and the whole of it
+    re-checked with this one; its proved bound must reach the figure."""
+    source_m, source_v, bound = evidence["memory"], evidence["variant"], evidence["bound"]
+    _require(source_m >= spec["memory"] and source_v in (variant, "recompute"),
+             f"evidence carried from M = {source_m} ({source_v}): a lower bound carries only "
+             f"to a smaller or equal M, from the same variant or from recompute, not to "
+             f"M = {spec['memory']} ({variant})")
+    _same("evidence fact (the monotonicity that carries the bound)", carry_fact(source_v),
+          evidence["fact"])
+    if exact:
+        _same("evidence bound (the optimum it must meet)", figure, bound)
+    _require(bound >= figure, f"the carried bound {bound} does not reach {figure}")
+    source = _named_certificate(evidence["certificate"], evidence["digest"], log)
+    sub = check(source, log.folder, log.seen + (evidence["certificate"],))
+    source_spec = source["obligation"]["spec"]
+    _require(source["obligation"]["kind"] == "exact-search"
+             and {k: source_spec.get(k) for k in ("family", "params")}
+             == {k: spec.get(k) for k in ("family", "params")}
+             and dag_from_dict(source["instance"]["dag"], "source instance DAG") == dag,
+             f"the certificate {evidence['certificate']!r} is about another instance")
+    _same("evidence memory (the source certificate's M)", source_spec["memory"], source_m)
+    _same("evidence variant (the source certificate's)", source["verdict"]["variant"], source_v)
+    proved = _proved_lower(source["verdict"])
+    _require(proved is not None and proved >= bound,
+             f"the certificate {evidence['certificate']!r} ({source['verdict']['status']}) "
+             f"proves no lower bound of {bound}")
+    log.rechecked.append(f"lower bound {bound} carried from {evidence['certificate']} "
+                         f"(M = {source_m}, {source_v}), re-checked with it: {evidence['fact']}")
+    log.rechecked.extend(f"{evidence['certificate']}: {line}" for line in sub.rechecked)
+    log.relies_on.extend(sub.relies_on)
+    log.not_rederived.extend(f"{evidence['certificate']}: {line}" for line in sub.not_rederived)
+
+
+def _proved_lower(verdict: dict) -> int | None:
+    """The lower bound a re-checked exact-search verdict proves: an optimum, a verified bound."""
+    if verdict["status"] == "optimal":
+        return verdict["io"]
+    if verdict["status"] == "verified":
+        return verdict["bound"]
+    return None
 
 
 def _horizon_evidence(dag, memory, variant, evidence, figure, log) -> None:
@@ -624,7 +689,7 @@ def _exact_refuted(doc: dict, dag, claim, log: _Log) -> None:
         _optimum_by_search(dag, spec["memory"], verdict["variant"], io, log)
         return
     _same("verdict reason's evidence kind", evidence["kind"], reason.group(1))
-    _lower_end(dag, spec["memory"], verdict["variant"], evidence, io, log, exact=True)
+    _lower_end(dag, spec["memory"], verdict["variant"], evidence, io, log, exact=True, spec=spec)
 
 
 def _beats_claim(doc: dict, dag, claim: int, log: _Log, found_optimum: bool) -> None:
@@ -982,7 +1047,84 @@ def check_confront(doc: dict, log: _Log) -> None:
     log.rechecked.append(f"status re-derived: {derived['status']}")
 
 
+# --- io-curve -------------------------------------------------------------------------------------
+
+CURVE_CELL_FIELDS = {"memory", "variant", "status", "lower_bound", "upper_bound", "evidence",
+                     "certificate", "digest"}
+
+
+def check_io_curve(doc: dict, log: _Log) -> None:
+    """A curve's certificate names one exact-search certificate per cell of the spec's range
+    and variants: each is read from the same folder, its digest compared, re-checked whole
+    (carried bounds with their sources) and must be about the cell it is listed for (the
+    spec's instance, M, variant and expected optimum); the stated ends and status of each cell
+    are compared with its certificate, and the verdict must be the worst cell's."""
+    spec, detail = doc["obligation"]["spec"], doc["detail"]
+    _known_fields("obligation spec", spec, {"family", "params", "memory_range", "variants"},
+                  {"optima"})
+    lo, hi = spec["memory_range"]
+    keys = [(m, v) for m in range(lo, hi + 1) for v in ("one-shot", "recompute")
+            if v in spec["variants"]]
+    _require(isinstance(detail.get("cells"), list) and
+             [(c.get("memory"), c.get("variant")) for c in detail["cells"]] == keys,
+             f"detail cells: the curve's cells are {keys}, in this order")
+    _no_instance(doc)
+    dag = _build({"family": spec["family"], "params": spec["params"]})
+    _fields("detail", {k: v for k, v in detail.items() if k != "cells"},
+            {"vertices": len(dag), "trivial_bound": trivial_lower_bound(dag)},
+            recorded={"budget"})
+    _witness(doc, set())
+    worst = None
+    for cell in detail["cells"]:
+        verdict = _curve_cell(doc, spec, cell, log)
+        if worst is None or SEVERITY[verdict["status"]] > SEVERITY[worst["status"]]:
+            worst = verdict
+    _same("verdict (the worst cell's, as its certificate states it)", worst, doc["verdict"])
+    log.rechecked.append(f"{len(keys)} cells re-checked with their certificates; the verdict "
+                         f"is the worst cell's ({worst['status']})")
+
+
+def _curve_cell(doc: dict, spec: dict, cell: dict, log: _Log) -> dict:
+    _known_fields("detail cell", cell, CURVE_CELL_FIELDS)
+    memory, variant = cell["memory"], cell["variant"]
+    source = _named_certificate(cell["certificate"], cell["digest"], log)
+    sub = check(source, log.folder, log.seen + (cell["certificate"],))
+    expected = {"family": spec["family"], "params": spec["params"], "memory": memory,
+                "variant": variant}
+    optimum = spec.get("optima", {}).get(variant, {}).get(str(memory))
+    if optimum is not None:
+        expected["optimum"] = optimum
+    _same(f"the spec of {cell['certificate']} (the cell M = {memory}, {variant})", expected,
+          source["obligation"]["spec"])
+    verdict = source["verdict"]
+    _same(f"cell M = {memory} ({variant}) status", verdict["status"], cell["status"])
+    lower = verdict["io"] if verdict["status"] == "optimal" else verdict.get("lower_bound")
+    upper = (verdict.get("io") if verdict["status"] in ("optimal", "refuted")
+             else verdict.get("upper_bound"))
+    _same(f"cell M = {memory} ({variant}) lower_bound", lower, cell["lower_bound"])
+    _same(f"cell M = {memory} ({variant}) upper_bound", upper, cell["upper_bound"])
+    log.rechecked.extend(f"{cell['certificate']}: {line}" for line in sub.rechecked)
+    log.relies_on.extend(r for r in sub.relies_on if r not in log.relies_on)
+    log.not_rederived.extend(f"{cell['certificate']}: {line}" for line in sub.not_rederived)
+    return verdict
+
+
+def _named_certificate(name, stated_digest: str, log: _Log) -> dict:
+    """A certificate another one names: a plain file name in the same folder, not one being
+    re-checked already (a cycle), whose digest is the one stated."""
+    if log.folder is None:
+        raise NotRechecked(f"the certificate names {name!r}, and no folder was given to find "
+                           f"it in: re-check the file, not the document")
+    _require(isinstance(name, str) and name == Path(name).name and name not in ("", ".", ".."),
+             f"certificate name {name!r} must be a file name in the same folder")
+    _require(name not in log.seen, f"the certificate {name!r} names itself (a cycle)")
+    named = read(log.folder / name, f"certificate {name!r}")
+    _same(f"digest of {name}", named["digest"], stated_digest)
+    return named
+
+
 CHECKERS = {
+    "io-curve": check_io_curve,
     "exact-search": check_exact_search,
     "partition": check_partition,
     "kernel": check_kernel,

@@ -106,18 +106,23 @@ def _ignore_interrupts() -> None:
 
 
 def _run_dask(items, address: str):
+    with dask_client(address) as client:
+        futures = client.map(_run_packed, items, pure=False)
+        return client.gather(futures)
+
+
+def dask_client(address: str):
+    """A Dask client connected to the scheduler at ``address``; InvalidArgument (one line) if
+    the 'distributed' extra is missing or the scheduler cannot be reached."""
     try:
         from distributed import Client
     except ImportError:
         raise InvalidArgument("--scheduler needs the optional 'distributed' extra: "
                               "pip install 'ioverify[distributed]'") from None
     try:
-        client = Client(address, timeout="10s")
+        return Client(address, timeout="10s")
     except OSError as error:
         raise InvalidArgument(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
-    with client:
-        futures = client.map(_run_packed, items, pure=False)
-        return client.gather(futures)
 
 
 def check_claims(claims: Iterable[Claim], budget: Budget = Budget(), jobs: int = 1,

@@ -13,6 +13,9 @@ Obligation kinds (``Obligation.kind``):
     kernel        certify a traced kernel: legal, correct, I/O equal to its closed form, and
                   between the lower bounds and the claimed upper bounds
     symbolic      a proved fact about the bound formulas (ioverify.bounds.facts)
+    io-curve      the whole I/O curve of an instance (ioverify.search.curve): every M of a range
+                  in the variants given, answers carried between cells; optionally the
+                  expected optimum of each cell
     confront      a bound against certified runs of a kernel computing the same function over
                   a sweep: refuted (an explicit bound above a run), contradicted (an asymptotic
                   bound whose ratio to the kernel grows along the sweep) or supported
@@ -34,7 +37,7 @@ from typing import Any, Iterable
 from ioverify.claims.validate import validate
 from ioverify.errors import InvalidArgument
 
-KINDS = ("exact-search", "partition", "kernel", "symbolic", "confront")
+KINDS = ("exact-search", "partition", "kernel", "symbolic", "confront", "io-curve")
 FIRMNESS = ("paper", "summary", "recalled", "derived", "user")
 
 
@@ -63,6 +66,9 @@ class Obligation:
             return f"{s['bound']}/vs/{s['kernel']}/{s['name']}/confront"
         target = s.get("family") or s.get("kernel")
         params = ",".join(f"{k}={_short(v)}" for k, v in s.get("params", {}).items())
+        if self.kind == "io-curve":
+            lo, hi = s["memory_range"]
+            return f"{target}({params})/M={lo}..{hi}/{'+'.join(s['variants'])}/io-curve"
         parts = [f"{target}({params})", f"M={s['memory']}"]
         if self.kind == "exact-search":
             parts.append(s.get("variant", "recompute"))
@@ -154,6 +160,19 @@ def exact_search(claim: str, family: str, params: dict, memory: int, *, variant=
     if optimum is not None:
         spec["optimum"] = optimum
     return Obligation(claim, "exact-search", spec, heavy)
+
+
+def io_curve(claim: str, family: str, params: dict, memories: range | list[int], *,
+             variants=("one-shot", "recompute"), optima: dict | None = None,
+             heavy: bool = True) -> Obligation:
+    """The curve of ``family(**params)`` at every M of ``memories`` (consecutive) in
+    ``variants``; ``optima``: the expected optimum of some cells, ``{variant: {M: q}}``."""
+    memories = list(memories)
+    spec = {"family": family, "params": params, "memory_range": [memories[0], memories[-1]],
+            "variants": list(variants)}
+    if optima:
+        spec["optima"] = {v: {str(m): q for m, q in cells.items()} for v, cells in optima.items()}
+    return Obligation(claim, "io-curve", spec, heavy)
 
 
 def partition(claim: str, family: str, params: dict, memory: int, *,

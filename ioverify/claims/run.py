@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ioverify.claims.claim import Obligation
-from ioverify.verdict import Optimal, Refuted, Verdict, Verified
+from ioverify.verdict import Optimal, Refuted, Verdict, Verified, merge, to_json
 from ioverify.dag.registry import build
 from ioverify.search.partition import partition_bound
+from ioverify.search.curve import curve, evidence_lines
 from ioverify.search.pebbling import pebble
 from ioverify.trace.confront import certified_run, judge_sweep, row
 
@@ -101,6 +102,31 @@ def _compare_optimum(found: Optimal, expected: int, claim: int | None, variant: 
                        f"the optimum is {found.io}, not {expected} ({found.evidence.kind})",
                        found.evidence)
     return found
+
+
+def run_io_curve(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
+    """The curve (``ioverify.search.curve``) under the budget's timeout for the whole of it;
+    each cell with an expected optimum compared with it as an exact search is; the verdict is
+    the worst cell's.  ``detail["cells"]``: every cell's verdict (schedule included), in
+    (M, variant) order, with where its ends came from; the certificate writer turns them into
+    one exact-search certificate per cell."""
+    dag = build_family(spec)
+    lo, hi = spec["memory_range"]
+    result = curve(dag, list(range(lo, hi + 1)), spec["variants"], timeout=budget.timeout,
+                   seed=budget.seed, rlimit=budget.rlimit, max_states=budget.max_states)
+    verdicts, cells = [], []
+    for (memory, variant), cell in result.cells.items():
+        verdict = cell.verdict
+        expected = spec.get("optima", {}).get(variant, {}).get(str(memory))
+        if expected is not None and isinstance(verdict, Optimal):
+            verdict = _compare_optimum(verdict, expected, None, variant)
+        verdicts.append(verdict)
+        cells.append({"memory": memory, "variant": variant, "verdict": to_json(verdict, dag),
+                      "evidence": evidence_lines(result, cell),
+                      "seconds": round(cell.seconds, 3)})
+    detail = {"vertices": len(dag), "trivial_bound": result.trivial, "cells": cells,
+              "budget": budget.to_json()}
+    return merge(verdicts), detail
 
 
 def run_partition(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
@@ -191,4 +217,5 @@ RUNNERS = {
     "kernel": run_kernel,
     "symbolic": run_symbolic,
     "confront": run_confront,
+    "io-curve": run_io_curve,
 }

@@ -68,6 +68,32 @@ def _exact_search(where: str, spec: dict) -> None:
             raise InvalidArgument(f"{where}: {error}") from None
 
 
+def _io_curve(where: str, spec: dict) -> None:
+    bounds = spec.get("memory_range")
+    if not (isinstance(bounds, list) and len(bounds) == 2):
+        raise InvalidArgument(f"{where}: memory_range must be [LO, HI], got {bounds!r}")
+    lo, hi = bounds
+    _instance(where, {**spec, "memory": lo})
+    if not (isinstance(hi, int) and not isinstance(hi, bool) and hi >= lo):
+        raise InvalidArgument(f"{where}: memory_range must be [LO, HI] with LO <= HI, got "
+                              f"{spec.get('memory_range')!r}")
+    variants = spec.get("variants") or []
+    if not variants or len(set(variants)) != len(variants):
+        raise InvalidArgument(f"{where}: variants must name one or both variants, once each")
+    for variant in variants:
+        _known(f"{where}: variant", variant, ("one-shot", "recompute"))
+    for variant, cells in spec.get("optima", {}).items():
+        _known(f"{where}: optima variant", variant, variants)
+        for memory, optimum in cells.items():
+            if not (memory.isdigit() and lo <= int(memory) <= hi):
+                raise InvalidArgument(f"{where}: optima of {variant}: M = {memory!r} is not in "
+                                      f"the range {lo}..{hi}")
+            try:
+                integer("optimum", optimum, 0)
+            except InvalidArgument as error:
+                raise InvalidArgument(f"{where}: {error}") from None
+
+
 def _partition(where: str, spec: dict) -> None:
     _instance(where, spec)
 
@@ -145,4 +171,4 @@ def _confront(where: str, spec: dict) -> None:
 
 
 CHECKS = {"exact-search": _exact_search, "partition": _partition, "kernel": _kernel,
-          "symbolic": _symbolic, "confront": _confront}
+          "symbolic": _symbolic, "confront": _confront, "io-curve": _io_curve}

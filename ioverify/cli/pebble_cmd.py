@@ -18,15 +18,20 @@ bound L: refuted by a replayed schedule of I/O < L, or verified by a complete ar
 output names it). A work budget (--rlimit, --max-states) stops the search at the same point on
 every machine, unlike --timeout; hitting any limit gives 'unknown' with the bounds reached, never
 a proof. Exit 0: optimal or verified; 1: refuted; 2: bad input (an unknown or unsupported
---variant too); 3: unknown, bounded (nothing proved beyond a horizon) or infeasible M."""
+--variant too); 3: unknown, bounded (nothing proved beyond a horizon) or infeasible M.
+With --memory LO..HI or --variant both: the whole curve, one --timeout for all of it, answers
+carried between cells (a schedule to larger M and from one-shot to recompute, a proved lower bound
+to smaller M and from recompute to one-shot), every schedule replayed at its cell's M and variant;
+the exit code is the worst cell's."""
 
 
 def register(sub) -> None:
     p = sub.add_parser("pebble", help="exact red-blue pebbling search (optimum or a claim)",
                        description=DESCRIPTION)
     p.add_argument("dag", help="an ioverify-dag JSON file")
-    p.add_argument("--memory", "-M", type=positive_int, required=True, help="red pebbles (M)")
-    add_variant_arguments(p)
+    p.add_argument("--memory", "-M", required=True, metavar="M|LO..HI",
+                   help="red pebbles (M); a range LO..HI computes the whole curve")
+    add_variant_arguments(p, both=True)
     p.add_argument("--claim-lower-bound", type=non_negative_int, metavar="L",
                    help="check the claim that every schedule needs at least L transfers")
     p.add_argument("--timeout", type=positive_float, metavar="S",
@@ -53,17 +58,21 @@ def register(sub) -> None:
                         "'ioverify certificate check DIR/certificate.json' re-checks it "
                         "without any solver")
     add_memory_argument(p)
+    from ioverify.cli.curve_cmd import add_curve_arguments
+
+    add_curve_arguments(p)
     p.set_defaults(handler=_pebble)
 
 
-def add_variant_arguments(p) -> None:
+def add_variant_arguments(p, both: bool = False) -> None:
     """``--variant NAME`` and its alias ``--one-shot`` (read them with ``variant_of``).  The
     name is checked by the command (an unknown one is one line and exit 2, from
     ``UnsupportedVariant``), not by argparse."""
     names = ", ".join(f"{v.name} ({v.summary})" for v in VARIANTS.values())
     group = p.add_mutually_exclusive_group()
     group.add_argument("--variant", metavar="NAME",
-                       help=f"game variant: {names}; default recompute")
+                       help=f"game variant: {names}; default recompute"
+                            + ("; 'both' computes the curve in both" if both else ""))
     group.add_argument("--one-shot", dest="variant", action="store_const", const="one-shot",
                        help="alias for --variant one-shot")
 
@@ -87,6 +96,17 @@ def progress_printer(stream=None):
 
 def _pebble(args) -> int:
     apply_memory_budget(args.max_memory)
+    from ioverify.cli.curve_cmd import curve_command, is_curve
+    from ioverify.search.curve import parse_memory_range
+
+    memories = parse_memory_range(args.memory)
+    if is_curve(args, memories):
+        return curve_command(args, memories, variant_of(args), progress_printer())
+    args.memory = memories[0]
+    return _single(args)
+
+
+def _single(args) -> int:
     import json
 
     from ioverify._io import write_text

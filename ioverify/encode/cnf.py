@@ -29,8 +29,13 @@ def to_cnf(ctx, constraints, deadline: float | None = None
         tactic = z.TryFor(tactic, max(1, int(1000 * (deadline - time.monotonic()))), ctx=ctx)
     try:
         result = tactic(goal)
-    except z.Z3Exception:
-        _check(deadline)  # the time limit stopped the tactic
+    except z.Z3Exception as error:
+        # the time limit stopped the tactic; Z3 may cancel a few milliseconds before the
+        # deadline by this clock (its limit is whole milliseconds), so "canceled" counts too
+        if deadline is not None and "canceled" in str(error):
+            raise DeadlineReached("timeout while converting the pebbling encoding to CNF") \
+                from None
+        _check(deadline)
         raise
     if len(result) != 1:
         raise InternalError(f"CNF conversion gave {len(result)} subgoals, expected one")

@@ -21,6 +21,7 @@ from ioverify.certificate.format import digest, read as read_certificate
 from ioverify.errors import InvalidFormat
 from ioverify.verdict import describe, from_json, merge
 from ioverify.report import plots as plotting
+from ioverify.report.curve_plot import curve_alt_text, plot_cells
 from ioverify.report.links import theory_links
 
 # Where the certificates behind the shipped pages are committed, relative to the claim pages.
@@ -164,9 +165,60 @@ def claim_page(cr: ClaimResult) -> str:
         lines.append(f"| `{r.obligation.id}` | {r.obligation.kind} | "
                      f"{STATUS_WORDS[r.verdict.status]} | {_value(r)} | "
                      f"{_evidence(r).replace('|', '/')} |")
+    for i, r in enumerate(cr.results):
+        if r.obligation.kind == "io-curve" and "cells" in r.detail:
+            lines += curve_section(c, i, r)
     lines += ["", "Run times, the seed and the tool versions of each verdict are in its "
                   "certificate (`ioverify check --certificates DIR`).", ""]
     return "\n".join(lines)
+
+
+def curve_image(claim: Claim, index: int) -> str:
+    """The curve plot of obligation ``index`` of ``claim``, relative to the claims folder."""
+    return f"img/curve/{claim.id}--{index:03d}.png"
+
+
+def curve_section(claim: Claim, index: int, result) -> list[str]:
+    """An ``io-curve`` result: its plot and its table (M, the answer per variant, the trivial
+    bound), and where each cell's ends came from, as its certificates record them."""
+    cells, trivial = result.detail["cells"], result.detail["trivial_bound"]
+    variants = [v for v in ("one-shot", "recompute") if any(c["variant"] == v for c in cells)]
+    alt = curve_alt_text(cells, trivial, f"`{result.obligation.id}`").replace("[", "(")
+    lines = ["", f"## Curve: `{result.obligation.id}`", "",
+             f"![{alt.replace(']', ')')}]({curve_image(claim, index)})", "",
+             "| M | " + " | ".join(variants) + " | trivial bound |",
+             "|---|" + "---|" * len(variants) + "---|"]
+    by_key = {(c["memory"], c["variant"]): c for c in cells}
+    for memory in sorted({c["memory"] for c in cells}):
+        row = [_cell_text(by_key[memory, v]) for v in variants]
+        lines.append(f"| {memory} | " + " | ".join(row) + f" | {trivial} |")
+    lines += ["", "Where each cell's ends came from:", ""]
+    lines += [f"- M = {c['memory']} ({c['variant']}): {'; '.join(c['evidence'])}"
+              for c in cells]
+    return lines
+
+
+def _cell_text(cell: dict) -> str:
+    if cell["status"] == "optimal":
+        return f"**{cell['upper_bound']}**"
+    if cell["status"] == "infeasible":
+        return "infeasible"
+    if cell["status"] == "refuted":
+        return f"{cell['upper_bound']} (refuted)"
+    return f"[{cell['lower_bound']}, {cell['upper_bound']}]"
+
+
+def draw_curves(folder: Path, claim_results) -> list[Path]:
+    """The plot of every ``io-curve`` result, under ``img/curve/``."""
+    drawn = []
+    for cr in claim_results:
+        for i, r in enumerate(cr.results):
+            if r.obligation.kind == "io-curve" and "cells" in r.detail:
+                path = folder / curve_image(cr.claim, i)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                drawn.append(plot_cells(path, r.detail["cells"], r.detail["trivial_bound"],
+                                        r.obligation.id))
+    return drawn
 
 
 IMAGE_CAPTIONS = {
@@ -308,6 +360,7 @@ def write_pages(claim_results: list[ClaimResult], folder: Path, plots: bool = Fa
         if plotting.available():
             images = [p.name for p in plotting.write_all(folder / "img", claim_results)]
             written += [folder / "img" / name for name in images]
+            written += draw_curves(folder, claim_results)
         else:
             import sys
 

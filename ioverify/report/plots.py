@@ -119,9 +119,9 @@ def kernel_plot(path: Path, kernels, lower_bounds, title: str, theta: str | None
     return path
 
 
-def _instance(ob) -> str:
+def _instance(ob, memory: int | None = None) -> str:
     params = ",".join(f"{k}={v}" for k, v in ob.spec.get("params", {}).items())
-    return f"{ob.spec['family']}({params}) M={ob.spec['memory']}"
+    return f"{ob.spec['family']}({params}) M={ob.spec['memory'] if memory is None else memory}"
 
 
 def _optima_and_bounds(claim_results):
@@ -130,7 +130,11 @@ def _optima_and_bounds(claim_results):
     for cr in claim_results:
         for r in cr.results:
             ob, v = r.obligation, r.verdict
-            if ob.kind == "exact-search" and v.status == "optimal":
+            if ob.kind == "io-curve":
+                for cell in r.detail.get("cells", ()):
+                    if cell["status"] == "optimal":
+                        optima[_instance(ob, cell["memory"])] = cell["upper_bound"]
+            elif ob.kind == "exact-search" and v.status == "optimal":
                 optima[_instance(ob)] = v.io
             elif ob.kind == "exact-search" and v.status == "verified":
                 label = str(r.detail.get("lower_bound_source", "claimed bound"))

@@ -93,6 +93,7 @@ class _State:
     max_states: int | None = None  # the exhaustive search's state cap (None: not run)
     timeout: float | None = None  # as given, for the record
     symmetry: tuple | None = None  # symmetry_of(dag), computed once by the first descent
+    enough: int | None = None  # stop at a schedule this cheap (a bound proved elsewhere)
 
     def budget(self) -> dict:
         """The budget this search runs under, as recorded in its evidence."""
@@ -259,7 +260,8 @@ METHODS = ("auto", "exhaustive", "z3")
 def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
            claim_lower_bound: int | None = None, timeout: float | None = None, seed: int = 0,
            progress: Progress | None = None, method: str = "auto", rlimit: int | None = None,
-           max_states: int | None = None, started: float | None = None) -> Verdict:
+           max_states: int | None = None, started: float | None = None,
+           incumbent: Schedule | None = None, enough: int | None = None) -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
     every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
 
@@ -270,9 +272,17 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     ``rlimit`` per solver call, ``max_states`` for the exhaustive search (default
     EXHAUSTIVE_MAX_STATES, or EXHAUSTIVE_ONLY_MAX_STATES for method exhaustive).  ``started``:
     the ``time.monotonic()`` value the timeout counts from (default: now; the CLI passes its
-    own start, so that reading the DAG counts too)."""
+    own start, so that reading the DAG counts too).  ``incumbent``: a schedule known from
+    elsewhere (an upper-bound worker, a neighbouring cell of a curve); it is replayed at
+    ``memory`` in ``variant`` (``InternalError`` if it fails) and starts the search as the upper
+    bound when it beats the greedy schedule.  ``enough``: a lower bound the caller proved
+    elsewhere (a settled neighbour of a curve); once a replayed schedule costs no more, the
+    search stops with ``Unknown`` and the bracket reached, for the caller to settle with its own
+    proof (nothing here relies on it)."""
     rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
                                     rlimit, max_states)
+    if enough is not None and (isinstance(enough, bool) or not isinstance(enough, int)):
+        raise InvalidArgument(f"enough must be an integer I/O, got {enough!r}")
     why = infeasibility(dag, memory)
     if why is not None:
         return Infeasible(why, rules.name)
@@ -284,9 +294,12 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
                          "greedy")
     except DeadlineReached as stop:  # reading the DAG and the first schedule used the time
         return Unknown(f"{stop}: no schedule yet", trivial, None, rules.name)
+    if incumbent is not None and incumbent.io < greedy.io:
+        greedy = checked(dag, incumbent, memory, rules, None, "the incumbent schedule")
     st = _State(dag, memory, rules, seed, deadline, progress, start, greedy, greedy.io, trivial,
                 Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
-                rlimit=rlimit, max_states=state_cap(method, max_states), timeout=timeout)
+                rlimit=rlimit, max_states=state_cap(method, max_states), timeout=timeout,
+                enough=None if claim is not None else enough)
     settled = _settled(st, claim)
     if settled is not None:
         return settled
@@ -351,6 +364,10 @@ def _settled(st: _State, claim: int | None) -> Verdict | None:
             return Verified(claim, _with_budget(st), name)
     elif st.upper <= st.lower:
         return Optimal(st.upper, st.best, _with_budget(st), name)
+    elif st.enough is not None and st.upper <= st.enough:
+        return Unknown(f"stopped at a schedule of I/O {st.upper}: the caller's bound "
+                       f"{st.enough}, proved elsewhere, is met", st.lower, st.upper, name,
+                       st.best)
     return None
 
 
@@ -362,7 +379,9 @@ def _with_budget(st: _State) -> Evidence:
 
 def _stop(st: _State, claim: int | None) -> int:
     """The smallest I/O budget worth asking a solver for."""
-    return st.lower if claim is None else claim - 1
+    if claim is not None:
+        return claim - 1
+    return st.lower if st.enough is None else max(st.lower, st.enough)
 
 
 def _check_claim(claim):
@@ -394,7 +413,13 @@ EXHAUSTIVE_ONLY_MAX_STATES = 20_000_000  # method="exhaustive": about 5 GiB
 
 
 def _exhaustive_route(st: _State, claim: int | None) -> Verdict:
-    """method="exhaustive": the configuration search alone, with all the time left."""
+    """method="exhaustive": the configuration search alone, with all the time left (for
+    recompute, a quarter of it first for the one-shot search, whose schedule is kept)."""
+    if not st.variant.at_most_once:
+        _one_shot_upper(st, claim, _exhaustive_route, EXHAUSTIVE_ONE_SHOT_SHARE)
+        settled = _settled(st, claim)
+        if settled is not None:
+            return settled
     proof = _exhaustive(st, claim, share=1.0)
     if not isinstance(proof, str):
         return proof
@@ -430,19 +455,21 @@ def _one_shot_route(st: _State, claim: int | None) -> Verdict:
 
 
 def _recompute_route(st: _State, claim: int | None) -> Verdict:
-    """Recomputation may help.  The horizon-free exhaustive search first (half the time left);
-    then the one-shot encoding for an upper bound (half the rest) and the recompute encoding
-    with the horizon of the demand-count lemma, a proof when that horizon is small enough,
-    otherwise run with a shorter horizon (only ``Bounded``)."""
+    """Recomputation may help.  First the one-shot sub-search (``_one_shot_upper``, half the
+    time left), whose best schedule, replayed in the recompute variant, is the upper bound:
+    every one-shot schedule is a recompute schedule, so the answer is never worse than the
+    one-shot one under the same work budget.  Then the horizon-free exhaustive search (half the
+    rest) asked only below it, and the recompute encoding with the horizon of the demand-count
+    lemma, a proof when that horizon is small enough, otherwise run with a shorter horizon
+    (only ``Bounded``)."""
+    one_shot = _one_shot_upper(st, claim)
+    settled = _settled(st, claim)
+    if settled is not None:
+        return settled
     proof = _exhaustive(st, claim)
     if not isinstance(proof, str):
         return proof
     n = sum(1 for v in st.dag.useful if not st.dag.is_input[v])
-    with _share(st, 0.5):
-        one_shot = descend(st, ONE_SHOT, n, _stop(st, claim))
-    settled = _settled(st, claim)
-    if settled is not None:
-        return settled
     demands = compute_demands(st.dag)
     horizon = sum(demands.values())
     proved = horizon <= HORIZON_CAP * n
@@ -461,20 +488,55 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
             return settled
         if bounded.answer == "unsat":
             return Bounded(steps, st.lower, st.upper, st.variant.name, st.best)
-    why = proof
-    for name, result in (("one-shot", one_shot), ("recompute", bounded)):
-        if result is not None and result.answer == "unknown":
-            why = f"{why}; {name} search: {result.reason} at I/O budget {result.target}"
+    why = f"{proof}; one-shot sub-search: {one_shot}"
+    if bounded is not None and bounded.answer == "unknown":
+        why = f"{why}; recompute search: {bounded.reason} at I/O budget {bounded.target}"
     return Unknown(why, st.lower, st.upper, st.variant.name, st.best)
+
+
+ONE_SHOT_SHARE = 1 / 2  # of the time left, for the recompute route's one-shot sub-search
+
+
+EXHAUSTIVE_ONE_SHOT_SHARE = 1 / 4  # the same, with method exhaustive
+
+
+def _one_shot_upper(st: _State, claim: int | None, route=None,
+                    share: float = ONE_SHOT_SHARE) -> str:
+    """The recompute route's one-shot sub-search: exactly the one-shot route (``pebble`` with
+    variant one-shot, the same seed, rlimit and state cap; ``route``, default
+    ``_one_shot_route``) on a state of its own, with ``share`` of the time left.  Its best schedule is replayed in ``st``'s variant and
+    kept as the upper bound; nothing it proves is a recompute lower bound (the one-shot
+    optimum may exceed the recompute one).  Returns the sub-search's answer, for the record."""
+    start = st.best
+    if not replay(st.dag, start, st.memory, ONE_SHOT).ok:  # an incumbent of the variant
+        start = greedy_schedule(st.dag, st.memory)
+    sub = _State(st.dag, st.memory, ONE_SHOT, st.seed, st.deadline, st.progress, st.start,
+                 start, start.io, st.lower, st.lower_evidence, exhaustive=st.exhaustive,
+                 rlimit=st.rlimit, max_states=st.max_states, timeout=st.timeout,
+                 symmetry=st.symmetry, enough=st.enough)
+    with _share(sub, share):
+        answer = _settled(sub, claim) or (route or _one_shot_route)(sub, claim)
+    st.symmetry = sub.symmetry
+    if sub.upper < st.upper:
+        st.best = checked(st.dag, sub.best, st.memory, st.variant, sub.upper,
+                          "the one-shot sub-search")
+        st.upper = sub.upper
+    return _verdict_text(answer)
+
+
+def _verdict_text(verdict: Verdict) -> str:
+    from ioverify.verdict import describe
+
+    return describe(verdict)
 
 
 def _exhaustive(st: _State, claim: int | None, share: float | None = None):
     """The horizon-free configuration search in the verdict's variant, asked only for
     schedules below the best known, with ``share`` of the time left (EXHAUSTIVE_SHARE) and at
     most ``st.max_states`` configurations; a verdict if it settled the question, else the
-    reason (a string).  For recompute, the one-shot optimum found first by the same search (a
-    quarter of that time and states) is the upper bound: proving that nothing is cheaper is far
-    quicker than finding the cheapest.  A search stopped early still proves the level it
+    reason (a string).  For recompute, the one-shot sub-search has already run
+    (``_one_shot_upper``) and its best schedule is the upper bound: proving that nothing is
+    cheaper is far quicker than finding the cheapest.  A search stopped early still proves the level it
     reached (``SearchResult.lower_bound``)."""
     if not st.exhaustive:
         return "exhaustive search not run (method z3)"
@@ -483,12 +545,6 @@ def _exhaustive(st: _State, claim: int | None, share: float | None = None):
     if st.out_of_time():
         return "timeout before the exhaustive search"
     with _share(st, share):
-        if not st.variant.at_most_once:
-            with _share(st, 0.25):
-                _run_exhaustive(st, claim, ONE_SHOT, max(1, max_states // 4))
-            settled = _settled(st, claim)
-            if settled is not None:
-                return settled
         result = _run_exhaustive(st, claim, st.variant, max_states)
     settled = _settled(st, claim)
     if settled is not None:

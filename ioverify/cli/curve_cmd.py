@@ -1,0 +1,173 @@
+"""``ioverify pebble DAG --memory LO..HI [--variant both] [--timeout S] [--jobs N | --scheduler
+ADDRESS] [--json] [--plot FILE] [--certificates DIR]``: the whole I/O curve of a DAG
+(``ioverify.search.curve``, issue 18)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ioverify.cli.common import positive_int, print_json
+
+
+def add_curve_arguments(p) -> None:
+    """The options only a curve (a range of M, or --variant both) reads."""
+    p.add_argument("--jobs", "-j", type=positive_int, default=None,
+                   help="curve: cells searched at once on local processes (default: the number "
+                        "of cores, at most 4; 1: in this process)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="curve: run the cells on the Dask cluster at ADDRESS (needs the "
+                        "'distributed' extra)")
+    p.add_argument("--plot", metavar="FILE",
+                   help="curve: draw it (PNG or SVG, needs matplotlib), brackets as bands")
+    p.add_argument("--no-cp-sat", action="store_true",
+                   help="curve: do not run the CP-SAT upper-bound worker (by default it runs on "
+                        "DAGs of 40 vertices and more, with --timeout, when the 'cpsat' extra "
+                        "is installed)")
+    p.add_argument("--certificates", metavar="DIR",
+                   help="curve: write one certificate per cell here (re-check them with "
+                        "'ioverify certificate check')")
+
+
+def is_curve(args, memories: list[int]) -> bool:
+    """A range of M or both variants asks for the curve; the single-cell options are refused
+    there (one line, exit 2)."""
+    from ioverify.errors import InvalidArgument
+
+    curve = len(memories) > 1 or ".." in str(args.memory) or args.variant == "both"
+    single_only = {"--claim-lower-bound": args.claim_lower_bound,
+                   "--schedule-out": args.schedule_out,
+                   "--method": None if args.method == "auto" else args.method}
+    curve_only = {"--plot": args.plot, "--certificates": args.certificates,
+                  "--scheduler": args.scheduler, "--jobs": args.jobs}
+    wrong = single_only if curve else curve_only
+    for option, value in wrong.items():
+        if value is not None:
+            raise InvalidArgument(f"{option} applies to a single M and variant only" if curve
+                                  else f"{option} applies to a curve only (--memory LO..HI or "
+                                       f"--variant both)")
+    return curve
+
+
+def curve_command(args, memories: list[int], variant: str, progress) -> int:
+    from ioverify.dag.jsonio import read_dag
+    from ioverify.game.rules import require_variant
+    from ioverify.search.cpsat import portfolio
+    from ioverify.search.curve import VARIANTS, curve
+    from ioverify.search.pebbling import IMPLEMENTED
+    from ioverify.verdict import exit_code, merge
+
+    start = time.monotonic()
+    variants = VARIANTS if variant == "both" else (
+        require_variant(variant, IMPLEMENTED, "the pebbling search").name,)
+    dag = read_dag(args.dag)
+    timeout = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
+    with _executor(args) as (executor, workers):
+        result = curve(dag, memories, variants, timeout=timeout, rlimit=args.rlimit,
+                       max_states=args.max_states, executor=executor, workers=workers,
+                       progress=progress, upper_workers=portfolio(not args.no_cp_sat))
+    records = curve_records(result, dag)
+    if args.json:
+        print_json(records)
+    else:
+        print(curve_table(result, variants))
+    if args.plot:
+        from ioverify.report.curve_plot import curve_plot
+
+        curve_plot(Path(args.plot), result, title=Path(args.dag).name)
+    if args.certificates:
+        from ioverify.certificate.curve import write_curve_certificates
+
+        write_curve_certificates(result, dag, Path(args.certificates),
+                                 {"family": "dag-file", "params": {"file": Path(args.dag).name}},
+                                 seed=0)
+    return exit_code(merge(c.verdict for c in result.cells.values()))
+
+
+def default_jobs() -> int:
+    """Local processes for the cells when --jobs is not given: the cores, at most 4."""
+    import os
+
+    return min(4, os.cpu_count() or 1)
+
+
+class _executor:
+    """In this process (None), local processes (--jobs N), or a Dask cluster (--scheduler)."""
+
+    def __init__(self, args):
+        self.args, self.close = args, None
+
+    def __enter__(self):
+        args = self.args
+        if args.scheduler:
+            from ioverify.claims.check import dask_client
+
+            client = dask_client(args.scheduler)
+            self.close = client.close
+            workers = max(1, sum(client.nthreads().values()))
+            return client.get_executor(pure=False), workers
+        jobs = args.jobs or default_jobs()
+        if jobs > 1:
+            import concurrent.futures
+            import multiprocessing
+
+            pool = concurrent.futures.ProcessPoolExecutor(
+                jobs, mp_context=multiprocessing.get_context("spawn"))
+            self.close = lambda: pool.shutdown(cancel_futures=True)
+            return pool, jobs
+        return None, 1
+
+    def __exit__(self, *exc):
+        if self.close is not None:
+            self.close()
+        return False
+
+
+# --- output -------------------------------------------------------------------------------------
+
+def cell_text(cell) -> str:
+    if cell.infeasible:
+        return "infeasible"
+    if cell.settled:
+        return str(cell.upper)
+    return f"[{cell.verdict.lower_bound}, {cell.upper}]"
+
+
+def curve_table(result, variants) -> str:
+    """M, the answer per variant (the optimum, or the proved bracket), the trivial bound and the
+    seconds spent on the row."""
+    header = ["M", *variants, "trivial", "seconds"]
+    rows = []
+    for m in sorted({k[0] for k in result.cells}):
+        cells = [result.cells[m, v] for v in variants]
+        rows.append([str(m), *(cell_text(c) for c in cells), str(result.trivial),
+                     f"{sum(c.seconds for c in cells):.1f}"])
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(x.rjust(w) for x, w in zip(r, widths)) for r in [header, *rows]]
+    lines.append(f"{result.settled()} of {len(result.cells)} cells settled, total bracket width "
+                 f"{result.total_width()}, {result.seconds:.1f} s")
+    return "\n".join(lines)
+
+
+def curve_records(result, dag) -> list[dict]:
+    """One JSON record per cell: M, variant, the verdict, the trivial bound, the seconds and
+    where the answer came from."""
+    from ioverify.search.curve import evidence_lines
+    from ioverify.verdict import to_json
+
+    records = []
+    for cell in result.cells.values():
+        verdict = to_json(cell.verdict, dag)
+        records.append({"memory": cell.memory, "variant": cell.variant,
+                        "status": verdict["status"],
+                        "lower_bound": _lower(cell), "upper_bound": cell.upper,
+                        "trivial_bound": result.trivial, "seconds": round(cell.seconds, 3),
+                        "searches": cell.runs, "evidence": evidence_lines(result, cell),
+                        "verdict": verdict})
+    return records
+
+
+def _lower(cell):
+    if cell.infeasible:
+        return None
+    return cell.upper if cell.settled else cell.verdict.lower_bound
