@@ -10,4 +10,5 @@ SUITES = {
     "kernels": "ioverify.bench.kernels",
     "kernels-extra": "ioverify.bench.kernels_extra",
     "families": "ioverify.bench.families",
+    "frontier": "ioverify.bench.frontier",
 }

@@ -63,6 +63,7 @@ from ioverify.verdict import (Bounded, Evidence, Infeasible, Optimal, Refuted, U
                               Verified)
 from ioverify.dag import symmetry
 from ioverify.encode import cnf, pebbling
+from ioverify.game import abstraction
 from ioverify.game.exhaustive import exhaustive_optimum
 from ioverify.solve import backends
 
@@ -93,6 +94,7 @@ class _State:
     max_states: int | None = None  # the exhaustive search's state cap (None: not run)
     timeout: float | None = None  # as given, for the record
     symmetry: tuple | None = None  # symmetry_of(dag), computed once by the first descent
+    abstraction: bool = True  # let the exhaustive search use the abstraction bound
 
     def budget(self) -> dict:
         """The budget this search runs under, as recorded in its evidence."""
@@ -259,7 +261,8 @@ METHODS = ("auto", "exhaustive", "z3")
 def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
            claim_lower_bound: int | None = None, timeout: float | None = None, seed: int = 0,
            progress: Progress | None = None, method: str = "auto", rlimit: int | None = None,
-           max_states: int | None = None, started: float | None = None) -> Verdict:
+           max_states: int | None = None, started: float | None = None,
+           abstraction: bool = True) -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
     every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
 
@@ -270,7 +273,9 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     ``rlimit`` per solver call, ``max_states`` for the exhaustive search (default
     EXHAUSTIVE_MAX_STATES, or EXHAUSTIVE_ONLY_MAX_STATES for method exhaustive).  ``started``:
     the ``time.monotonic()`` value the timeout counts from (default: now; the CLI passes its
-    own start, so that reading the DAG counts too)."""
+    own start, so that reading the DAG counts too).  ``abstraction``: let the exhaustive search
+    use the abstraction bound of ``ioverify.game.abstraction`` where it sees more than the
+    trivial bound (False: its own heuristic only, for comparison)."""
     rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
                                     rlimit, max_states)
     why = infeasibility(dag, memory)
@@ -282,7 +287,8 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     st = _State(dag, memory, rules, seed, None if timeout is None else start + timeout,
                 progress, start, greedy, greedy.io, trivial,
                 Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
-                rlimit=rlimit, max_states=state_cap(method, max_states), timeout=timeout)
+                rlimit=rlimit, max_states=state_cap(method, max_states), timeout=timeout,
+                abstraction=abstraction)
     settled = _settled(st, claim)
     if settled is not None:
         return settled
@@ -497,16 +503,44 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     schedule it finds is replayed in the verdict's variant and becomes the upper bound; the
     lower bound it proves counts only in the verdict's own variant."""
     below = st.upper if claim is None else min(claim, st.upper)
+    bound = _abstraction(st, variant) if st.abstraction else None
     what = f"exhaustive {variant.name} search below {below}"
-    st.report(what)
+    st.report(what + (" (abstraction bound)" if bound is not None else ""))
     with _heartbeat(st, what):
         result = exhaustive_optimum(st.dag, st.memory, variant, below=below,
-                                    deadline=st.deadline, max_states=max_states)
+                                    deadline=st.deadline, max_states=max_states,
+                                    bound=bound)
     if result.optimum is not None:
         st.best = checked(st.dag, result.schedule, st.memory, st.variant, result.optimum,
                           f"the exhaustive {variant.name} search")
         st.upper = result.optimum
     if variant == st.variant and result.lower_bound is not None:
-        st.raise_lower(result.lower_bound, Evidence("exhaustive-search", {
-            "states": result.states, "below": result.lower_bound}))
+        detail = {"states": result.states, "below": result.lower_bound}
+        if bound is not None:  # how to re-run it quickly; any admissible heuristic agrees
+            detail["heuristic"] = "abstraction"
+        st.raise_lower(result.lower_bound, Evidence("exhaustive-search", detail))
     return result
+
+
+ABSTRACTION_SHARE = 0.25  # of the search's time, for the abstraction bound at the start
+
+
+def _abstraction(st: _State, variant: Variant):
+    """The abstraction bound (``ioverify.game.abstraction``) for the exhaustive search in
+    ``variant``, if its value at the start, computed within ABSTRACTION_SHARE of the time
+    left, exceeds the trivial bound (else it sees nothing the search's own heuristic does not,
+    and costs time at every configuration); None otherwise."""
+    parts = abstraction.parts_of(st.dag)
+    if not parts:
+        return None
+    with _share(st, ABSTRACTION_SHARE):
+        bound = abstraction.AbstractionBound(st.dag, st.memory, variant, parts,
+                                             deadline=st.deadline)
+        try:
+            root = bound.root(st.dag)
+        except DeadlineReached:
+            return None
+    if root <= trivial_lower_bound(st.dag):
+        return None
+    bound.set_deadline(st.deadline)
+    return bound
