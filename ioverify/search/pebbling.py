@@ -522,18 +522,22 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     return result
 
 
-ABSTRACTION_SHARE = 0.25  # of the search's time, for the abstraction bound at the start
+# Of the search's time, for the abstraction bound at the start, by the variant's at_most_once:
+# recompute restricted games are far dearer (46 vertices: one-shot 1 s, recompute 20-40 s), so
+# a recompute attempt that fails should cost little.
+ABSTRACTION_SHARE = {True: 0.25, False: 0.1}
 
 
 def _abstraction(st: _State, variant: Variant):
     """The abstraction bound (``ioverify.game.abstraction``) for the exhaustive search in
-    ``variant``, if its value at the start, computed within ABSTRACTION_SHARE of the time
-    left, exceeds the trivial bound (else it sees nothing the search's own heuristic does not,
-    and costs time at every configuration); None otherwise."""
+    ``variant``, if its value at the start, computed within ABSTRACTION_SHARE of the time left
+    (without a timeout: within the restricted searches' state cap), exceeds the trivial bound;
+    else None (it would see nothing the search's own heuristic does not, and cost time at
+    every configuration)."""
     parts = abstraction.parts_of(st.dag)
     if not parts:
         return None
-    with _share(st, ABSTRACTION_SHARE):
+    with _share(st, ABSTRACTION_SHARE[variant.at_most_once]):
         bound = abstraction.AbstractionBound(st.dag, st.memory, variant, parts,
                                              deadline=st.deadline)
         try:
