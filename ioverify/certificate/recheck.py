@@ -465,7 +465,7 @@ def _exhaustive_evidence(dag, memory, variant, below, figure, log, exact, heuris
     if heuristic == "abstraction" and abstraction.parts_of(dag):
         bound = abstraction.AbstractionBound(dag, memory, require_variant(variant, {variant},
                                                                           "the re-check"),
-                                             abstraction.parts_of(dag))
+                                             abstraction.parts_of(dag), nested=False)
     result = exhaustive_optimum(dag, memory, variant, below=below, bound=bound)
     if result.optimum is not None:
         _reject(f"exhaustive re-search finds a {variant} schedule of I/O {result.optimum} below "

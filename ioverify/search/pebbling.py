@@ -542,8 +542,10 @@ def _abstraction(st: _State, variant: Variant):
     if not parts:
         return None
     with _share(st, ABSTRACTION_SHARE[variant.at_most_once]):
+        # Flat: the nested split makes the start value slower (attention_forward(2,2), M = 3:
+        # 7.3 s against 2.2 s) for a small gain later (docs/performance.md).
         bound = abstraction.AbstractionBound(st.dag, st.memory, variant, parts,
-                                             deadline=st.deadline)
+                                             deadline=st.deadline, nested=False)
         try:
             root = bound.root(st.dag)
         except DeadlineReached:
