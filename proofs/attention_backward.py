@@ -13,6 +13,12 @@ same formula is confronted with a certified kernel for every shape.
 from ioverify.claims import Claim, Part, confront, exact_search, kernel, symbolic
 
 LARGE, SMALL = "attention-backward-large-cache", "attention-backward-small-cache"
+TINY_OPTIMA = "attention-backward-tiny-optima"
+TINY_RECOMPUTE = "attention-backward-tiny-optima-recompute"
+# Optima of attention_backward(1, 1) (16 vertices), found by `ioverify bench frontier`, equal in
+# both variants, from the smallest feasible M to the one where they reach inputs plus outputs.
+TINY_OPTIMA_BY_M = {3: 15, 4: 12, 5: 11, 6: 10, 7: 9}
+TINY = {"n": 1, "d": 1}
 LOWER = ("attention-backward-explicit",)
 KERNELS = ("flash-backward-v1", "flash-backward-v2", "square-tiling-backward")
 # The Alman-Song form: gradient with respect to the weights, with the (n x d)(d x d) products.
@@ -28,6 +34,38 @@ AS_SWEEPS = (
 
 
 CLAIMS = [
+    Claim(
+        id=TINY_OPTIMA,
+        title="Exact optima of the smallest attention backward graph (one-shot)",
+        statement="attention_backward(1, 1) (16 vertices) in the one-shot variant: M=3: 15, "
+                  "M=4: 12, M=5: 11, M=6: 10, M=7: 9 (inputs plus outputs).",
+        source="found by ioverify's exact search (the exact level of the toolkit)",
+        firmness="derived",
+        variant="one-shot",
+        notes="What any sharper lower bound for the backward pass must not exceed on this "
+              "instance.",
+        obligations=tuple(
+            exact_search(TINY_OPTIMA, "attention-backward", TINY, memory, variant="one-shot",
+                         optimum=q)
+            for memory, q in TINY_OPTIMA_BY_M.items()),
+    ),
+    Claim(
+        id=TINY_RECOMPUTE,
+        title="Recomputation does not pay on the smallest attention backward graph",
+        statement="attention_backward(1, 1) in Hong and Kung's recompute variant has the same "
+                  "optima as in the one-shot variant: M=3: 15, M=4: 12, M=5: 11, M=6: 10, "
+                  "M=7: 9.",
+        source="found by ioverify's exact search (the exact level of the toolkit)",
+        firmness="derived",
+        variant="recompute",
+        notes="The backward graph recomputes S and P from Q, K and L by construction; the "
+              "exhaustive configuration search, horizon-free, shows that recomputing any vertex "
+              "again never saves I/O here.",
+        obligations=tuple(
+            exact_search(TINY_RECOMPUTE, "attention-backward", TINY, memory,
+                         variant="recompute", optimum=q)
+            for memory, q in TINY_OPTIMA_BY_M.items()),
+    ),
     Claim(
         id=LARGE,
         title="Attention backward, large cache: FlashAttention's backward within the bounds",

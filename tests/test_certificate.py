@@ -281,6 +281,8 @@ TAMPERS = [
      "evidence bound"),
     ("optimal", "evidence below", _set("verdict.evidence.below", 5), "evidence below"),
     ("optimal", "unknown evidence field", _set("verdict.evidence.extra", 1), "'extra'"),
+    ("optimal", "evidence heuristic", _set("verdict.evidence.heuristic", "oracle"),
+     "heuristic"),
     ("optimal", "variant", _set("verdict.variant", "one-shot"), "verdict variant"),
     ("optimal", "unknown verdict field", _set("verdict.horizon", 3), "does not belong"),
     ("optimal", "relies_on", _set("relies_on", ["a friend's word"]), "relies_on"),
@@ -475,6 +477,14 @@ def test_tampered_and_resealed_field_is_rejected(certs, tmp_path, name, field, t
     outcome = check_file(path)
     assert (outcome.outcome, outcome.exit_code) == ("rejected", EXIT_REFUTED), outcome
     assert phrase in outcome.reason
+
+
+def test_the_abstraction_hint_changes_how_the_search_reruns_not_the_outcome(certs, tmp_path):
+    doc = copy.deepcopy(_doc(certs, "optimal"))
+    doc["verdict"]["evidence"]["heuristic"] = "abstraction"
+    path = tmp_path / "hinted.json"
+    path.write_text(json.dumps(_reseal(doc)))
+    assert check_file(path).outcome == "accepted"
 
 
 def test_edit_without_reseal_is_caught_by_the_digest(certs, tmp_path):

@@ -64,6 +64,7 @@ TRUSTED_BASE = (
     "ioverify.game.rules",
     "ioverify.game.replay",
     "ioverify.game.exhaustive",
+    "ioverify.game.abstraction",
     "ioverify.game.lemmas",
     "ioverify.game.partition",
     "ioverify.trace.ops",

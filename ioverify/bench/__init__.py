@@ -19,6 +19,7 @@ SUITES = {
     "proofs": "ioverify.bench.proofs",
     "curve": "ioverify.bench.curve",
     "peer": "ioverify.bench.peer",
+    "frontier": "ioverify.bench.frontier",
 }
 
 

@@ -54,10 +54,11 @@ from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_U
 from ioverify.verdict import EVIDENCE_KINDS, SEVERITY, to_json
 from ioverify.dag.jsonio import dag_from_dict
 from ioverify.dag.registry import FAMILIES, build
+from ioverify.game import abstraction
 from ioverify.game.exhaustive import exhaustive_optimum
 from ioverify.game.partition import check_partition as is_partition, core_dag
 from ioverify.game.replay import replay
-from ioverify.game.rules import infeasibility, schedule_from_dict
+from ioverify.game.rules import infeasibility, require_variant, schedule_from_dict
 from ioverify.trace.confront import certified_run, judge_sweep, row
 
 # States the exhaustive re-search may store when it re-derives what a solver answered (or what a
@@ -85,7 +86,7 @@ VERIFIED_FIELDS = {
 
 # Evidence fields by kind: (compared, recorded only).
 EVIDENCE_FIELDS = {
-    "exhaustive-search": ({"below"}, {"states", "budget"}),
+    "exhaustive-search": ({"below"}, {"states", "budget", "heuristic"}),
     "trivial-bound": ({"bound"}, {"budget"}),
     "one-shot-exact-horizon": ({"steps", "unsat_budget"},
                                {"method", "automorphisms", "backend", "budget"}),
@@ -465,7 +466,8 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
     compared, recorded = EVIDENCE_FIELDS[kind]
     _known_fields("evidence", evidence, compared | {"kind"}, recorded)
     if kind == "exhaustive-search":
-        _exhaustive_evidence(dag, memory, variant, evidence["below"], figure, log, exact)
+        _exhaustive_evidence(dag, memory, variant, evidence["below"], figure, log, exact,
+                             evidence.get("heuristic"))
     elif kind == "trivial-bound":
         _trivial_evidence(dag, evidence["bound"], figure, log, exact)
     elif kind == "clausal-proof":
@@ -476,12 +478,22 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
         _horizon_evidence(dag, memory, variant, evidence, figure, log)
 
 
-def _exhaustive_evidence(dag, memory, variant, below, figure, log, exact) -> None:
+def _exhaustive_evidence(dag, memory, variant, below, figure, log, exact, heuristic) -> None:
+    """Re-run the exhaustive search below ``below``.  ``heuristic`` ("abstraction" or absent)
+    only says how to re-run it quickly: every admissible heuristic gives the same answer, so
+    the certificate's word on it is a hint, never a premise."""
     if exact:
         _same("evidence below (the level the search proved, the optimum)", figure, below)
     _require(below >= figure, f"evidence below {below}: the exhaustive search proved nothing "
                               f"cheaper than {below} only, not {figure}")
-    result = exhaustive_optimum(dag, memory, variant, below=below)
+    _require(heuristic in (None, "abstraction"), f"evidence heuristic {heuristic!r}: only "
+                                                  f"'abstraction' is known")
+    bound = None
+    if heuristic == "abstraction" and abstraction.parts_of(dag):
+        bound = abstraction.AbstractionBound(dag, memory, require_variant(variant, {variant},
+                                                                          "the re-check"),
+                                             abstraction.parts_of(dag), nested=False)
+    result = exhaustive_optimum(dag, memory, variant, below=below, bound=bound)
     if result.optimum is not None:
         _reject(f"exhaustive re-search finds a {variant} schedule of I/O {result.optimum} below "
                 f"the certified {below}")

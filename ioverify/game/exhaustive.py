@@ -57,6 +57,18 @@ search, which covers every normal-form schedule, finds the optimum.
      treats such a state as a goal with that final cost.
 (N8) Symmetry: configurations are kept up to the automorphisms of the DAG (``_Symmetry``).
 
+(N9) Other starts and restricted games.  Nothing in N1-N7 uses that the start is the game's
+     own: from any configuration (R0, B0, C0) with |R0| <= M, taking no vertex as fresh, the
+     same rewritings apply to an optimal schedule from it (N1 with one change: a useless
+     vertex red at the start may be deleted, which a block's eviction covers), so the search
+     started there (``start_state``) finds the optimum from there.  Nor does any of them use
+     that a vertex with no predecessor is an input: they hold for the RESTRICTED GAME of a
+     vertex set P (``_Search(part=P)``), the game in which only P's vertices carry pebbles,
+     count against M, are loaded, stored, computed and deleted, P's inputs start blue, P's
+     outputs must end blue, and computing v in P needs only v's predecessors IN P red (those
+     outside P are free).  Its optimum from a configuration is ``restricted_optimum``; that it
+     bounds the real game is argued in ``ioverify.game.abstraction``.
+
 A move of the search is therefore a *block* for a vertex c that is not red: evict a set E of
 |R| + |P \\ R| + 1 - M (or no) vertices outside P, storing any of them without blue (and every
 fresh one), load the predecessors P \\ R (they must have blue) and compute c.  Its cost is the
@@ -117,7 +129,7 @@ class SearchResult:
 
 def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recompute", *,
                        below: int | None = None, max_states: int | None = None,
-                       deadline: float | None = None) -> SearchResult:
+                       deadline: float | None = None, bound=None) -> SearchResult:
     """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
     ``Variant``), by A* over configurations (module docstring: normal form N1-N8, heuristic in
     ``_Search.heuristic``).
@@ -126,7 +138,11 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     quicker than finding the optimum).  ``max_states``: stop (incomplete) after storing that
     many distinct states (a work budget: the same cap stops at the same state on every
     machine).  ``deadline``: a ``time.monotonic()`` value after which the search stops
-    (incomplete).  Intended for DAGs of up to about 30 vertices.
+    (incomplete).  ``bound``: a further lower bound on the remaining I/O, admissible and
+    consistent (``_Search``), such as ``ioverify.game.abstraction.AbstractionBound``; the
+    search then keys configurations only by the automorphisms g with
+    ``bound.preserved_by(g)``, which must leave the bound unchanged.  Intended for DAGs of up
+    to about 30 vertices.
     """
     rules = _check_arguments(dag, memory, variant, below, max_states, deadline)
     variant = rules.name
@@ -142,6 +158,9 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     except DeadlineReached:  # the masks of a large DAG are slow to build
         return SearchResult(None, None, False, 0, time.monotonic() - start,
                             "deadline reached before the search started")
+    if bound is not None:
+        search.symmetry.keep_only(bound.preserved_by)
+        search.bound = bound
     found, states, stop, level = search.run(below, max_states, deadline)
     seconds = time.monotonic() - start
     if found is None:
@@ -157,6 +176,29 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     return SearchResult(cost, schedule, True, states, seconds,
                         f"exhaustive: optimum {cost} ({variant}, M = {memory}), "
                         f"{states} states, schedule replayed", cost)
+
+
+def restricted_optimum(search: "_Search", red: int, blue: int, computed: int,
+                       deadline: float | None = None, max_states: int | None = None):
+    """The optimal I/O from (red, blue, computed) of the game ``search`` was built for (N9:
+    a ``_Search(part=P)`` searches the game restricted to P; only P's bits of the three masks
+    matter), with the exact remaining cost of every configuration on the optimal path found:
+    (optimum, [((red, blue, computed), remaining), ...]).  The optimum is INFINITY when no
+    schedule finishes (one-shot).  Raises ``DeadlineReached`` if ``deadline`` passes or more
+    than ``max_states`` configurations are stored first: an unfinished search has no exact
+    value to give."""
+    inside = search.full if search.part is None else search.part
+    start = (red & inside, blue & inside, computed & inside if search.at_most_once else 0)
+    found, states, stop, _ = search.run(None, max_states, deadline, start_state=start)
+    if stop:
+        raise DeadlineReached(f"restricted search stopped after {states} states: {stop}")
+    if found is None:
+        return INFINITY, []
+    cost, path = found
+    n, full = search.n, search.full
+    # On an optimal path the cost still to pay from each configuration is the optimum from it:
+    # a cheaper completion would give a cheaper schedule from the start.
+    return cost, [((key & full, key >> n & full, key >> 3 * n), cost - g) for key, g in path]
 
 
 def _check_arguments(dag, memory, variant, below, max_states, deadline) -> Variant:
@@ -190,19 +232,35 @@ def _bits(mask: int):
 class _Search:
     """A* over normal-form configurations at block boundaries; module docstring: N1-N8."""
 
-    def __init__(self, dag: DAG, memory: int, variant: Variant, deadline: float | None = None):
+    def __init__(self, dag: DAG, memory: int, variant: Variant, deadline: float | None = None,
+                 part: int | None = None, bound=None):
+        """``part``: a vertex mask; search the game RESTRICTED to it (``restricted_optimum``)
+        instead of the game itself.  ``bound``: a further lower bound on the remaining I/O,
+        a function of (red, blue, computed) that is admissible, consistent and unchanged by the
+        automorphisms the search keys by (``ioverify.game.abstraction``; ``exhaustive_optimum``
+        keeps only those); the heuristic is the larger of the two, which keeps all three
+        properties.  It may raise ``DeadlineReached``: the search
+        then stops with the level it proved."""
         self.n = n = len(dag)
         self.memory = memory
         self.at_most_once = variant.at_most_once  # C (computed) is part of the state
+        self.full = (1 << n) - 1
+        inside = self.full if part is None else part
         self.pred_mask = _masks(dag.preds, deadline)
-        self.input_mask = _mask_of(dag.inputs, n)
-        self.output_mask = _mask_of(dag.outputs, n)
+        if part is not None:
+            self.pred_mask = [mask & inside for mask in self.pred_mask]
+        self.input_mask = _mask_of(dag.inputs, n) & inside
+        self.output_mask = _mask_of(dag.outputs, n) & inside
         _in_time(deadline)
-        useful = _useful_mask(dag)  # N1
+        useful = _useful_mask(dag) if part is None else _useful_within(self.pred_mask,
+                                                                         self.output_mask)  # N1
         _in_time(deadline)
         self.computable = [v for v in range(n) if not dag.is_input[v] and useful >> v & 1]
-        self.full = (1 << n) - 1
-        self.symmetry = _Symmetry(dag, 4 if self.at_most_once else 3, deadline)  # N8
+        # N8 needs automorphisms of the game searched: a restricted game keeps none.
+        self.symmetry = (_Symmetry(dag, 4 if self.at_most_once else 3, deadline)
+                         if part is None else _NoSymmetry())
+        self.part = part
+        self.bound = bound
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
 
     # --- the heuristic ---------------------------------------------------------------------
@@ -222,6 +280,14 @@ class _Search:
         beyond itself; a load lowers the count by at most 1; a store (of a red vertex) removes
         at most one output from the first term; deleting red pebbles only raises the bound."""
         pending = self.output_mask & ~blue
+        if self.bound is not None:
+            trivial = self._trivial(pending, red, blue, computed)
+            return trivial if trivial == INFINITY else max(trivial,
+                                                           self.bound(red, blue, computed))
+        return self._trivial(pending, red, blue, computed)
+
+    def _trivial(self, pending: int, red: int, blue: int, computed: int) -> float:
+        """The count of ``heuristic`` (stores of ``pending``, the loads MUST forces)."""
         loads = 0
         todo = pending & ~red
         must = 0
@@ -274,9 +340,12 @@ class _Search:
 
     # --- the search --------------------------------------------------------------------------
 
-    def run(self, below, max_states, deadline):
+    def run(self, below, max_states, deadline, start_state=None):
         """A* over canonical configurations (N8).  Returns ((cost, schedule) or None, states
-        stored, stop reason, proved lower bound).
+        stored, stop reason, proved lower bound).  ``start_state``: (red, blue, computed) to
+        start from instead of the game's start (inputs blue), searched with no fresh vertex;
+        then the answer is ((cost, path of keys) or None, ...), the path from the start to the
+        goal with each key's g (``restricted_optimum``).
 
         A state key packs red | blue << n | fresh << 2n | computed << 3n (computed: one-shot
         only); ``info[key] = (g, parent key, block, h)``.  With a consistent heuristic a
@@ -286,11 +355,16 @@ class _Search:
         n, full = self.n, self.full
         if deadline is not None and time.monotonic() > deadline:  # h0 costs 1.5 s on 10^5 vertices
             return None, 0, "deadline reached", None
-        h0 = self.heuristic(0, self.input_mask, 0)
+        red0, blue0, computed0 = (0, self.input_mask, 0) if start_state is None else start_state
+        try:
+            h0 = self.heuristic(red0, blue0, computed0)
+        except DeadlineReached:
+            return None, 0, "deadline reached", self._trivial(self.output_mask & ~blue0, red0,
+                                                              blue0, computed0)
         limit = INFINITY if below is None else below
         if h0 >= limit:
             return None, 1, "", h0
-        start = self.symmetry.canonical(self.input_mask << n)
+        start = self.symmetry.canonical(red0 | blue0 << n | computed0 << 3 * n)
         info = {start: (0, None, None, h0)}
         queue = _Queue(limit, h0)
         queue.push(h0, h0, start)
@@ -307,8 +381,12 @@ class _Search:
             if len(closed) == _WIDEN_AFTER:
                 self.symmetry.widen()
             if self.output_mask & ~(key | key >> n) & full == 0:  # N7: a goal
-                return (queue.f, self._schedule(key, info)), len(info), "", queue.f
-            self._expand(key, info, closed, queue, deadline)
+                found = self._schedule(key, info) if start_state is None else _path(key, info)
+                return (queue.f, found), len(info), "", queue.f
+            try:
+                self._expand(key, info, closed, queue, deadline)
+            except DeadlineReached:  # raised by ``bound``: the level popped is proved
+                return None, len(info), "deadline reached", queue.f
             if max_states is not None and len(info) > max_states:
                 return None, len(info), f"state budget of {max_states} states exhausted", queue.f
 
@@ -403,6 +481,32 @@ class _Search:
         return red | (blue | stored) << n | fresh << 2 * n | computed << 3 * n
 
 
+def _path(goal: int, info: dict) -> list[tuple[int, int]]:
+    """The (key, g) of every configuration on the path from the start to ``goal``."""
+    path = []
+    key = goal
+    while key is not None:
+        path.append((key, info[key][0]))
+        key = info[key][1]
+    return path
+
+
+class _NoSymmetry:
+    """The trivial group (a restricted game, ``_Search(part=...)``): every key is its own
+    canonical key."""
+
+    group: list = []
+
+    def keep_only(self, keep) -> None:
+        pass
+
+    def canonical(self, key: int) -> int:
+        return key
+
+    def widen(self) -> None:
+        pass
+
+
 class _Queue:
     """A bucket queue on f = g + h, and within one f on h, lowest first: among states of equal
     f the search goes on from those nearest a goal, which finds the goal of the last layer
@@ -478,6 +582,16 @@ class _Symmetry:
         self.tables = self.narrow
 
     WIDE_TABLES = 24  # 16-bit tables built at most (each about 2.5 MB and 0.03 s to build)
+
+    def keep_only(self, keep) -> None:
+        """Keep the automorphisms g with ``keep(g)`` (the caller's guarantee: they form a
+        group, such as the automorphisms mapping each part of a partition onto a part).  Called
+        before the search starts."""
+        kept = [i for i, perm in enumerate(self.group) if keep(perm)]
+        self.group = [self.group[i] for i in kept]
+        self.narrow = [self.narrow[i] for i in kept]
+        self.tables = self.narrow
+        self.chunk = 8
 
     def widen(self) -> None:
         """Tables over 16-bit chunks: half the lookups, worth their build time only in a long
@@ -569,6 +683,16 @@ def _masks(sets, deadline: float | None) -> list[int]:
             _in_time(deadline)
         masks.append(sum(1 << v for v in vertices))
     return masks
+
+
+def _useful_within(pred_mask: list[int], output_mask: int) -> int:
+    """The vertices from which some output of ``output_mask`` is reachable along the edges of
+    ``pred_mask`` (N1 in a restricted game; vertices are topologically numbered)."""
+    useful = output_mask
+    for v in range(len(pred_mask) - 1, -1, -1):
+        if useful >> v & 1:
+            useful |= pred_mask[v]
+    return useful
 
 
 def _useful_mask(dag: DAG) -> int:

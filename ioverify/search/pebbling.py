@@ -63,6 +63,7 @@ from ioverify.verdict import (Bounded, Evidence, Infeasible, Optimal, Refuted, U
                               Verified)
 from ioverify.dag import symmetry
 from ioverify.encode import cnf, pebbling
+from ioverify.game import abstraction
 from ioverify.game.exhaustive import exhaustive_optimum
 from ioverify.solve import backends
 
@@ -94,6 +95,7 @@ class _State:
     timeout: float | None = None  # as given, for the record
     symmetry: tuple | None = None  # symmetry_of(dag), computed once by the first descent
     enough: int | None = None  # stop at a schedule this cheap (a bound proved elsewhere)
+    abstraction: bool = True  # let the exhaustive search use the abstraction bound
 
     def budget(self) -> dict:
         """The budget this search runs under, as recorded in its evidence."""
@@ -261,7 +263,8 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
            claim_lower_bound: int | None = None, timeout: float | None = None, seed: int = 0,
            progress: Progress | None = None, method: str = "auto", rlimit: int | None = None,
            max_states: int | None = None, started: float | None = None,
-           incumbent: Schedule | None = None, enough: int | None = None) -> Verdict:
+           incumbent: Schedule | None = None, enough: int | None = None,
+           abstraction: bool = True) -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
     every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
 
@@ -278,7 +281,9 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     bound when it beats the greedy schedule.  ``enough``: a lower bound the caller proved
     elsewhere (a settled neighbour of a curve); once a replayed schedule costs no more, the
     search stops with ``Unknown`` and the bracket reached, for the caller to settle with its own
-    proof (nothing here relies on it)."""
+    proof (nothing here relies on it).  ``abstraction``: let the exhaustive search use the
+    abstraction bound of ``ioverify.game.abstraction`` where it sees more than the trivial bound
+    (False: its own heuristic only, for comparison)."""
     rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
                                     rlimit, max_states)
     if enough is not None and (isinstance(enough, bool) or not isinstance(enough, int)):
@@ -299,7 +304,7 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     st = _State(dag, memory, rules, seed, deadline, progress, start, greedy, greedy.io, trivial,
                 Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
                 rlimit=rlimit, max_states=state_cap(method, max_states), timeout=timeout,
-                enough=None if claim is not None else enough)
+                enough=None if claim is not None else enough, abstraction=abstraction)
     settled = _settled(st, claim)
     if settled is not None:
         return settled
@@ -557,16 +562,55 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     schedule it finds is replayed in the verdict's variant and becomes the upper bound; the
     lower bound it proves counts only in the verdict's own variant."""
     below = st.upper if claim is None else min(claim, st.upper)
+    bound = _abstraction(st, variant) if st.abstraction else None
     what = f"exhaustive {variant.name} search below {below}"
-    st.report(what)
+    st.report(what + (" (abstraction bound)" if bound is not None else ""))
     with _heartbeat(st, what):
         result = exhaustive_optimum(st.dag, st.memory, variant, below=below,
-                                    deadline=st.deadline, max_states=max_states)
+                                    deadline=st.deadline, max_states=max_states,
+                                    bound=bound)
     if result.optimum is not None:
         st.best = checked(st.dag, result.schedule, st.memory, st.variant, result.optimum,
                           f"the exhaustive {variant.name} search")
         st.upper = result.optimum
     if variant == st.variant and result.lower_bound is not None:
-        st.raise_lower(result.lower_bound, Evidence("exhaustive-search", {
-            "states": result.states, "below": result.lower_bound}))
+        detail = {"states": result.states, "below": result.lower_bound}
+        if bound is not None:  # how to re-run it quickly; any admissible heuristic agrees
+            detail["heuristic"] = "abstraction"
+        st.raise_lower(result.lower_bound, Evidence("exhaustive-search", detail))
     return result
+
+
+# Of the search's time, for the abstraction bound at the start, by the variant's at_most_once:
+# recompute restricted games are far dearer (46 vertices: one-shot 1 s, recompute 20-40 s), so
+# a recompute attempt that fails should cost little.
+ABSTRACTION_SHARE = {True: 0.25, False: 0.1}
+# The start value must beat the trivial bound by this much (or a quarter of it) for the bound to
+# be used: each configuration then costs restricted searches, which a small gain does not repay
+# (attention_forward(2,1) recompute, M = 4: start value 10 against 8, 47 s with it, 19 s without).
+ABSTRACTION_MARGIN = 3
+
+
+def _abstraction(st: _State, variant: Variant):
+    """The abstraction bound (``ioverify.game.abstraction``) for the exhaustive search in
+    ``variant``, if its value at the start, computed within ABSTRACTION_SHARE of the time left
+    (without a timeout: within the restricted searches' state cap), beats the trivial bound
+    by ABSTRACTION_MARGIN or a quarter of it; else None (it would see little the search's own
+    heuristic does not, and cost time at every configuration)."""
+    parts = abstraction.parts_of(st.dag)
+    if not parts:
+        return None
+    with _share(st, ABSTRACTION_SHARE[variant.at_most_once]):
+        # Flat: the nested split makes the start value slower (attention_forward(2,2), M = 3:
+        # 7.3 s against 2.2 s) for a small gain later (docs/performance.md).
+        bound = abstraction.AbstractionBound(st.dag, st.memory, variant, parts,
+                                             deadline=st.deadline, nested=False)
+        try:
+            root = bound.root(st.dag)
+        except DeadlineReached:
+            return None
+    trivial = trivial_lower_bound(st.dag)
+    if root < trivial + max(ABSTRACTION_MARGIN, trivial // 4):
+        return None
+    bound.set_deadline(st.deadline)
+    return bound

@@ -1,0 +1,245 @@
+"""Additive abstraction bounds ("pattern databases") for the exhaustive search: lower bounds on
+the remaining I/O that see M.
+
+Split the vertices into disjoint PARTS P_1, ..., P_k.  The RESTRICTED GAME of a part P
+(``ioverify.game.exhaustive``, N9) is the game in which only P's vertices carry pebbles and
+count against M, P's inputs start blue, P's outputs must end blue, and computing a vertex of P
+needs only its predecessors in P red: the vertices outside P are free.  Let V_P(c) be the
+optimal I/O of P's restricted game from the configuration c restricted to P (red, blue and, in
+one-shot, computed, each intersected with P; INFINITY if it cannot finish).
+
+**Restriction lemma.**  Let S be any legal schedule (of either variant) that completes the real
+game from a configuration c, and S|P its moves on vertices of P, in order.  Then S|P is a legal
+schedule of P's restricted game, in the same variant, from c|P, and its I/O is the number of
+loads and stores of S on P's vertices.  Proof: after each prefix the configuration of S|P is
+that of S intersected with P (moves outside P change nothing in P).  A load of v in P needs
+blue on v, which S had, and S|P has the same blue on P.  A store of v needs v red: same.  A
+compute of v in P needs v's predecessors in P red (those outside are free), and S had them red.
+Capacity: S|P's red set is S's red set intersected with P, so at most M.  One-shot: S computes
+each vertex at most once, so S|P does, and c|P records the same computed vertices of P.  At the
+end P's outputs are blue in S, so in S|P.  Nothing in the argument depends on the variant: it
+holds for recompute exactly as for one-shot (a free vertex outside P can make P's restricted
+game cheaper than S|P, never dearer, and a cheaper V_P is what a lower bound needs).
+
+**Admissible.**  The parts are disjoint, so io(S) = sum_P io(S|P) >= sum_P V_P(c|P): the sum
+never overestimates the cost of completing the game from c, in either variant.
+
+**Consistent.**  A move (or a block of moves) of cost w from c to c' restricted to P is a legal
+sequence of moves of P's restricted game from c|P to c'|P of cost w_P, with sum_P w_P = w (by
+the lemma's step-by-step argument).  Prefixing it to an optimal restricted schedule from c'|P
+gives V_P(c|P) <= w_P + V_P(c'|P); summing, h(c) <= w + h(c').
+
+**Exact at a goal.**  When every output is red or blue, V_P is the number of P's outputs
+without blue (each needs a store, and storing them finishes), so the sum is the exhaustive
+search's final cost there.
+
+**Automorphisms.**  The exhaustive search keeps one configuration per orbit of the DAG's
+automorphisms, so its heuristic must take the same value on every image of a configuration
+(else the value stored for an orbit could break consistency between orbits).  With the bound
+it keys configurations only by the automorphisms g that map every part onto a part
+(``AbstractionBound.preserved_by``; they form a group, the stabiliser of the partition).  Such a
+g maps P's restricted game onto gP's (predecessors, inputs and outputs are preserved), so
+V_gP(g(c)|gP) = V_P(c|P), and summing over the parts (g permutes them) gives h(g(c)) = h(c).
+
+**Fewer vertices.**  Nothing above needs the parts to cover every vertex: dropping a vertex
+from every part only drops its loads and stores from the sum.  Parts may leave out vertices.
+
+V_P is computed by the exhaustive search itself on P's restricted game (N9 proves the normal
+form from any configuration and for restricted games), with the same kind of bound over a
+split of P into smaller parts as its heuristic (``nested``; the restricted game of a subset
+of P within P's restricted game is the subset's own restricted game, so the argument above
+applies unchanged), and memoised per restricted configuration; every configuration on the optimal path of such a search is memoised too (its
+remaining cost on an optimal path is its own optimum).  A restricted search that cannot finish
+(deadline or state cap) has no exact value: it raises ``DeadlineReached`` and the exhaustive
+search stops with the level it had proved.  Pure Python, no solver (trusted base).
+"""
+
+from __future__ import annotations
+
+from ioverify.dag.model import DAG
+from ioverify.game.exhaustive import INFINITY, _Search, restricted_optimum
+from ioverify.game.rules import Variant
+
+# A restricted search stores at most this many configurations (about 50 MB); past it the
+# bound has no exact value and the search using it stops.
+RESTRICTED_MAX_STATES = 200_000
+# Parts with more vertices than this are not built by ``parts_of`` (their restricted searches
+# would cost as much as the game itself).
+PART_MAX_VERTICES = 30
+MEMO_MAX = 1 << 20  # restricted values remembered per part; then that memo starts over
+
+
+class AbstractionBound:
+    """h(red, blue, computed) = the sum over ``parts`` (disjoint vertex masks) of V_P (module
+    docstring).  ``deadline``: restricted searches stop there (``DeadlineReached``);
+    ``nested``: each restricted search uses the bound over a split of its part
+    (``split_part``) as its own heuristic, when the split has two parts or more."""
+
+    def __init__(self, dag: DAG, memory: int, variant: Variant, parts: list[int],
+                 deadline: float | None = None, max_states: int = RESTRICTED_MAX_STATES,
+                 nested: bool = True):
+        self.n = len(dag)
+        self.parts = list(parts)
+        self.inner = []
+        self.searches = []
+        for part in self.parts:
+            inner = None
+            if nested:
+                pieces = split_part(dag, part)
+                if len(pieces) > 1:
+                    inner = AbstractionBound(dag, memory, variant, pieces, deadline, max_states,
+                                             nested=False)
+            self.inner.append(inner)
+            self.searches.append(_Search(dag, memory, variant, part=part, bound=inner))
+        self.memos: list[dict[tuple[int, int, int], float]] = [{} for _ in self.parts]
+        self.deadline = deadline
+        self.max_states = max_states
+        self.one_shot = variant.at_most_once
+        self.restricted_searches = 0  # how many restricted searches ran (for the benchmark)
+        self.owner = [-1] * self.n
+        for i, part in enumerate(self.parts):
+            for v in range(self.n):
+                if part >> v & 1:
+                    self.owner[v] = i
+
+    def set_deadline(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        for inner in self.inner:
+            if inner is not None:
+                inner.set_deadline(deadline)
+
+    def preserved_by(self, perm: tuple[int, ...]) -> bool:
+        """Whether the automorphism ``perm`` maps every part onto a part (and the vertices in
+        no part onto vertices in no part): then the bound is the same at every image."""
+        image_of = {}
+        for v, w in enumerate(perm):
+            a, b = self.owner[v], self.owner[w]
+            if (a < 0) != (b < 0) or image_of.setdefault(a, b) != b:
+                return False
+        return len(set(image_of.values())) == len(image_of)
+
+    def root(self, dag: DAG) -> float:
+        """The bound at the game's start (inputs blue, nothing red): a lower bound on the
+        optimal I/O itself."""
+        return self(0, sum(1 << v for v in dag.inputs), 0)
+
+    def __call__(self, red: int, blue: int, computed: int) -> float:
+        """sum_P V_P(c|P), or INFINITY if some part cannot finish."""
+        total = 0
+        if not self.one_shot:
+            computed = 0
+        for search, memo in zip(self.searches, self.memos):
+            part = search.part
+            key = (red & part, blue & part, computed & part)
+            value = memo.get(key)
+            if value is None:
+                value = self._solve(search, memo, key)
+            if value == INFINITY:
+                return INFINITY
+            total += value
+        return total
+
+    def _solve(self, search: _Search, memo: dict, key: tuple[int, int, int]) -> float:
+        self.restricted_searches += 1
+        if len(memo) >= MEMO_MAX:
+            memo.clear()
+        value, path = restricted_optimum(search, *key, deadline=self.deadline,
+                                         max_states=self.max_states)
+        memo[key] = value
+        for state, remaining in path:
+            memo.setdefault(state, remaining)
+        return value
+
+
+# --- partitions ---------------------------------------------------------------------------------
+
+def parts_of(dag: DAG, max_vertices: int = PART_MAX_VERTICES) -> list[int]:
+    """A partition of ``dag``'s useful vertices into parts (vertex masks) for the bound: the
+    connected pieces of the non-input vertices (for attention forward, the query rows), each
+    input in the piece of its first successor.  A piece larger than ``max_vertices`` is split by
+    the first output its vertices reach.  Any partition gives a valid bound (module docstring);
+    this one only aims at a strong one.  Empty if there is only one part (then the bound is
+    the game itself)."""
+    useful = set(dag.useful)
+    pieces = _pieces(dag, useful)
+    parts = []
+    for piece in pieces:
+        if len(piece) > max_vertices:
+            parts.extend(_by_first_output(dag, piece, max_vertices))
+        else:
+            parts.append(piece)
+    parts = [p for p in parts if p]
+    if len(parts) <= 1:
+        return []
+    return [sum(1 << v for v in part) for part in parts]
+
+
+def _pieces(dag: DAG, useful: set[int]) -> list[list[int]]:
+    """Connected pieces of the useful non-input vertices, inputs added to the piece of their
+    first useful successor."""
+    parent = list(range(len(dag)))
+
+    def find(v):
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for v in useful:
+        if dag.is_input[v]:
+            continue
+        for p in dag.preds[v]:
+            if not dag.is_input[p]:
+                parent[find(p)] = find(v)
+    groups: dict[int, list[int]] = {}
+    for v in sorted(useful):
+        if dag.is_input[v]:
+            users = [s for s in dag.succs[v] if s in useful]
+            if not users:
+                continue
+            groups.setdefault(find(min(users)), []).append(v)
+        else:
+            groups.setdefault(find(v), []).append(v)
+    return sorted(groups.values())
+
+
+def _by_first_output(dag: DAG, piece: list[int], max_vertices: int,
+                     within: int | None = None) -> list[list[int]]:
+    """Split ``piece`` by the first output (lowest index) each vertex reaches, then join
+    neighbouring groups while they stay within ``max_vertices``; ``within``: only the outputs
+    in this mask count."""
+    reach = {}
+    outputs = {o for o in dag.outputs if within is None or within >> o & 1}
+    for v in sorted(piece, reverse=True):
+        firsts = [v] if v in outputs else []
+        firsts += [reach[s] for s in dag.succs[v] if s in reach]
+        if firsts:
+            reach[v] = min(firsts)
+    groups: dict[int, list[int]] = {}
+    for v in piece:
+        if v in reach:
+            groups.setdefault(reach[v], []).append(v)
+    merged: list[list[int]] = []
+    for _, group in sorted(groups.items()):
+        if merged and len(merged[-1]) + len(group) <= max_vertices:
+            merged[-1].extend(group)
+        else:
+            merged.append(list(group))
+    return [sorted(group) for group in merged]
+
+
+def split_part(dag: DAG, part: int) -> list[int]:
+    """``part`` split by the first output of the part each of its vertices reaches within the
+    part, joined into pieces of at most half its size (the nested bound's parts); vertices
+    reaching no output of the part are left out (they are useless in its restricted game)."""
+    piece = [v for v in range(len(dag)) if part >> v & 1]
+    groups = _by_first_output(dag, piece, max(1, len(piece) // 2), within=part)
+    return [sum(1 << v for v in group) for group in groups if group]
+
+
+def root_bound(dag: DAG, memory: int, variant: Variant, parts: list[int] | None = None,
+               deadline: float | None = None) -> float:
+    """The bound at the start configuration (inputs blue, nothing red): a lower bound on the
+    optimal I/O of the game itself (module docstring)."""
+    parts = parts_of(dag) if parts is None else parts
+    return AbstractionBound(dag, memory, variant, parts, deadline=deadline).root(dag)

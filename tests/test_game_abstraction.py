@@ -1,0 +1,264 @@
+"""The additive abstraction bound: restricted games solved exactly from any configuration, the
+bound admissible and consistent along every move, and the exhaustive search using it still
+exact, each checked against a naive search over every legal move (no normal form, no
+heuristic) on random DAGs, in both variants.  The default run draws a few dozen DAGs; the
+``slow`` cases draw thousands."""
+
+import time
+from collections import deque
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ioverify.dag import attention_forward, binary_tree, matmul, pyramid
+from ioverify.errors import DeadlineReached
+from ioverify.game import exhaustive
+from ioverify.game.abstraction import AbstractionBound, parts_of, root_bound
+from ioverify.game.exhaustive import INFINITY, exhaustive_optimum, restricted_optimum
+from ioverify.game.rules import COMPUTE, DELETE, LOAD, STORE, variant as variant_record
+from ioverify.strategies import dags, memory_sizes, schedules
+
+VARIANTS = ("recompute", "one-shot")
+
+
+def naive_restricted(dag, memory, one_shot, part, red, blue, computed):
+    """Optimal I/O of the game restricted to ``part`` from (red, blue, computed), by 0-1 BFS over
+    every legal move on the part's vertices: a compute needs only its predecessors in the part
+    red, the part's inputs cannot be computed, the part's outputs must end blue."""
+    inside = [v for v in range(len(dag)) if part >> v & 1]
+    outputs = [v for v in dag.outputs if part >> v & 1]
+    start = (red & part, blue & part, computed & part if one_shot else 0)
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        r, b, c = state
+        g = dist[state]
+        if all(b >> o & 1 for o in outputs):
+            return g
+        for cost, nxt in _moves(dag, memory, one_shot, part, inside, r, b, c):
+            if nxt not in dist or dist[nxt] > g + cost:
+                dist[nxt] = g + cost
+                (queue.append if cost else queue.appendleft)(nxt)
+    return INFINITY
+
+
+def _moves(dag, memory, one_shot, part, inside, r, b, c):
+    for v in inside:
+        bit = 1 << v
+        if r & bit:
+            yield 0, (r & ~bit, b, c)
+            if not b & bit:
+                yield 1, (r, b | bit, c)
+        elif r.bit_count() < memory:
+            if b & bit:
+                yield 1, (r | bit, b, c)
+            if (not dag.is_input[v] and all(r >> p & 1 for p in dag.preds[v] if part >> p & 1)
+                    and not (one_shot and c & bit)):
+                yield 0, (r | bit, b, c | bit if one_shot else c)
+
+
+def naive_optimum(dag, memory, variant):
+    full = (1 << len(dag)) - 1
+    inputs = sum(1 << v for v in dag.inputs)
+    return naive_restricted(dag, memory, variant == "one-shot", full, 0, inputs, 0)
+
+
+@st.composite
+def restricted_cases(draw, max_vertices=6):
+    """A DAG, M, a vertex set and a configuration that play can reach: red at most M, the
+    inputs blue, every non-input vertex that is red or blue computed."""
+    dag = draw(dags(max_vertices=max_vertices, max_in_degree=3))
+    memory = draw(memory_sizes(dag, max_extra=2))
+    n = len(dag)
+    part = draw(st.integers(1, (1 << n) - 1))
+    reds = draw(st.lists(st.integers(0, n - 1), max_size=memory, unique=True))
+    red = sum(1 << v for v in reds)
+    inputs = sum(1 << v for v in dag.inputs)
+    blue = draw(st.integers(0, (1 << n) - 1)) | inputs
+    computed = (draw(st.integers(0, (1 << n) - 1)) | red | blue) & ~inputs
+    return dag, memory, part, red, blue, computed
+
+
+def _restricted_matches_naive(case):
+    dag, memory, part, red, blue, computed = case
+    for name in VARIANTS:
+        search = exhaustive._Search(dag, memory, variant_record(name), part=part)
+        value, path = restricted_optimum(search, red, blue, computed)
+        one_shot = name == "one-shot"
+        assert value == naive_restricted(dag, memory, one_shot, part, red, blue, computed), name
+        for (r, b, c), remaining in path:  # every remembered value on the path is exact too
+            assert remaining == naive_restricted(dag, memory, one_shot, part, r, b, c), name
+
+
+@given(restricted_cases())
+def test_restricted_search_matches_naive_from_any_configuration(case):
+    _restricted_matches_naive(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000)
+@given(restricted_cases(max_vertices=7))
+def test_restricted_search_matches_naive_thoroughly(case):
+    _restricted_matches_naive(case)
+
+
+@st.composite
+def partitioned(draw, max_vertices=6):
+    dag = draw(dags(max_vertices=max_vertices, max_in_degree=3))
+    memory = draw(memory_sizes(dag, max_extra=2))
+    k = draw(st.integers(1, 3))
+    labels = draw(st.lists(st.integers(0, k - 1), min_size=len(dag), max_size=len(dag)))
+    parts = [sum(1 << v for v, label in enumerate(labels) if label == i) for i in range(k)]
+    return dag, memory, [p for p in parts if p]
+
+
+def _search_with_bound_matches_naive(case):
+    dag, memory, parts = case
+    for name in VARIANTS:
+        rules = variant_record(name)
+        optimum = naive_optimum(dag, memory, name)
+        assert root_bound(dag, memory, rules, parts) <= optimum, name
+        result = exhaustive_optimum(dag, memory, name, bound=AbstractionBound(
+            dag, memory, rules, parts))
+        assert result.complete and result.optimum == optimum, name
+
+
+@given(partitioned())
+def test_search_with_the_abstraction_bound_matches_naive(case):
+    _search_with_bound_matches_naive(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000)
+@given(partitioned(max_vertices=7))
+def test_search_with_the_abstraction_bound_matches_naive_thoroughly(case):
+    _search_with_bound_matches_naive(case)
+
+
+def _consistent_along(dag, memory, name, parts, schedule):
+    """h(c) <= cost(move) + h(c') for every move of a legal schedule, h <= the rest of its
+    I/O, and h = 0 at its end."""
+    bound = AbstractionBound(dag, memory, variant_record(name), parts)
+    red, blue, computed = 0, sum(1 << v for v in dag.inputs), 0
+    states, costs = [(red, blue, computed)], []
+    for kind, v in zip(schedule.kinds, schedule.vertices):
+        bit = 1 << v
+        if kind == LOAD or kind == COMPUTE:
+            red |= bit
+            computed |= bit if kind == COMPUTE else 0
+        elif kind == STORE:
+            blue |= bit
+        elif kind == DELETE:
+            red &= ~bit
+        costs.append(1 if kind in (LOAD, STORE) else 0)
+        states.append((red, blue, computed))
+    values = [bound(*state) for state in states]
+    assert values[-1] == 0
+    for i, cost in enumerate(costs):
+        assert values[i] <= cost + values[i + 1], (name, i)
+        assert values[i] <= sum(costs[i:]), (name, i)
+
+
+@given(st.data())
+def test_the_bound_is_consistent_along_random_schedules(data):
+    dag, memory, parts = data.draw(partitioned())
+    for name in VARIANTS:
+        _consistent_along(dag, memory, name, parts,
+                          data.draw(schedules(dag, memory, variant=name)))
+
+
+@pytest.mark.slow
+@settings(max_examples=1000)
+@given(st.data())
+def test_the_bound_is_consistent_along_random_schedules_thoroughly(data):
+    dag, memory, parts = data.draw(partitioned(max_vertices=8))
+    for name in VARIANTS:
+        _consistent_along(dag, memory, name, parts,
+                          data.draw(schedules(dag, memory, variant=name)))
+
+
+# --- the shipped partition, with the DAG's automorphisms ------------------------------------------
+
+@pytest.mark.parametrize("dag, memory, recompute, one_shot", [
+    (pyramid(3), 3, 11, 11), (binary_tree(8), 3, 15, 15), (matmul(2, 2, 2), 5, 14, 14),
+    (attention_forward(2, 1), 4, None, 15)], ids=["pyramid3", "tree8", "matmul222", "af21"])
+def test_reference_optima_with_the_bound(dag, memory, recompute, one_shot):
+    for name, expected in (("recompute", recompute), ("one-shot", one_shot)):
+        if expected is None:
+            continue
+        parts = parts_of(dag)
+        bound = AbstractionBound(dag, memory, variant_record(name), parts)
+        result = exhaustive_optimum(dag, memory, name, bound=bound)
+        assert result.complete and result.optimum == expected, name
+
+
+def test_attention_rows_are_the_parts():
+    dag = attention_forward(2, 2)
+    parts = parts_of(dag)
+    assert len(parts) == 2
+    for part in parts:
+        rows = {dag.names[v][dag.names[v].index("[") + 1] for v in range(len(dag))
+                if part >> v & 1 and not dag.is_input[v]}
+        assert len(rows) == 1  # every computed vertex of a part is of one query row
+
+
+def test_one_part_gives_no_partition():
+    assert parts_of(pyramid(3)) == []
+
+
+def test_the_root_bound_sees_m_on_attention_forward():
+    """attention_forward(2,1) at M = 3: the rows' restricted optima sum to more than the
+    trivial bound (every input loaded, every output stored)."""
+    dag = attention_forward(2, 1)
+    rules = variant_record("one-shot")
+    trivial = len(dag.inputs) + len(dag.outputs)
+    assert trivial < root_bound(dag, 3, rules) <= 24  # 24: the one-shot optimum
+
+
+def test_a_restricted_search_past_its_deadline_stops_the_search():
+    dag = attention_forward(2, 1)
+    rules = variant_record("one-shot")
+    bound = AbstractionBound(dag, 3, rules, parts_of(dag), deadline=time.monotonic() - 1)
+    with pytest.raises(DeadlineReached):
+        bound.root(dag)
+    result = exhaustive_optimum(dag, 3, "one-shot", bound=bound)
+    assert not result.complete and "deadline" in result.reason
+    assert result.lower_bound == len(dag.inputs) + len(dag.outputs)  # the trivial level only
+
+
+def test_a_restricted_search_over_its_state_cap_has_no_value():
+    dag = attention_forward(2, 1)
+    search = exhaustive._Search(dag, 3, variant_record("one-shot"), part=parts_of(dag)[0])
+    with pytest.raises(DeadlineReached, match="state budget"):
+        restricted_optimum(search, 0, sum(1 << v for v in dag.inputs), 0, max_states=5)
+
+
+
+def test_pebble_uses_the_bound_and_says_so():
+    from ioverify.search.pebbling import pebble
+
+    dag = attention_forward(2, 1)
+    verdict = pebble(dag, 3, variant="one-shot")
+    assert verdict.status == "optimal" and verdict.io == 24
+    assert verdict.evidence.kind == "exhaustive-search"
+    assert verdict.evidence.detail.get("heuristic") == "abstraction"
+    plain = pebble(dag, 3, variant="one-shot", abstraction=False)
+    assert plain.io == 24 and "heuristic" not in plain.evidence.detail
+
+
+def test_the_bound_is_left_out_where_it_sees_nothing_more():
+    from ioverify.search.pebbling import pebble
+
+    verdict = pebble(attention_forward(2, 1), 8, variant="one-shot")  # trivial: 8
+    assert verdict.io == 8 and "heuristic" not in verdict.evidence.detail
+
+
+def test_bench_frontier_quick(capsys):
+    from ioverify.bench import SUITES, frontier
+
+    assert SUITES["frontier"] == "ioverify.bench.frontier"
+    assert frontier.target(46) == 60.0 and frontier.target(56) == 600.0
+    assert frontier.run(quick=True) == 0
+    out = capsys.readouterr().out
+    assert "attention_backward(1,1)" in out and "15 opt" in out
