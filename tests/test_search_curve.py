@@ -31,7 +31,8 @@ SMALL = {"matmul": {"m": 2, "k": 2, "n": 1}, "pyramid": {"height": 3},
          "binary-tree": {"leaves": 4}, "attention-forward": {"n": 2, "d": 1},
          "attention-backward": {"n": 1, "d": 1}, "sparse-forward": {"n": 2, "d": 1},
          "sparse-backward": {"n": 1, "d": 1},
-         "approximate-attention": {"n": 2, "d": 1, "degree": 1}}
+         "approximate-attention": {"n": 2, "d": 1, "degree": 1},
+         "alman-song-backward": {"n": 1, "d": 1}}
 BUDGET = {"max_states": 300, "rlimit": 1000}  # a work budget: the same answers on any machine
 
 

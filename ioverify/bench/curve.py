@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+from ioverify.bench import Rows, machine_line
 from ioverify.dag.registry import build
 from ioverify.game.greedy import greedy_schedule
 from ioverify.game.lemmas import trivial_lower_bound
@@ -43,10 +44,11 @@ def independent(dag, memories, total: float) -> tuple[int, int]:
     return settled, width
 
 
-def run(quick: bool = False) -> int:
-    total = TOTAL[quick]
-    print(f"{'instance':30} {'M':>6} {'cells':>5} {'mode':>12} {'settled':>7} {'width':>6} "
-          f"{'seconds':>7}  upper-end improvements")
+def run(quick: bool = False, out: Rows | None = None) -> int:
+    out, total = out or Rows(), TOTAL[quick]
+    out.note(machine_line())
+    out.note(f"{'instance':30} {'M':>6} {'cells':>5} {'mode':>12} {'settled':>7} {'width':>6} "
+             f"{'seconds':>7}  upper-end improvements")
     for family, params in INSTANCES:
         dag = build({"family": family, "params": params})
         memories = memory_range(dag)
@@ -55,11 +57,17 @@ def run(quick: bool = False) -> int:
         cells = len(memories) * len(VARIANTS)
         start = time.monotonic()
         settled, width = independent(dag, memories, total)
-        print(f"{name:30} {span:>6} {cells:>5} {'per cell':>12} {settled:>7} {width:>6} "
-              f"{time.monotonic() - start:>7.1f}", flush=True)
+        seconds = time.monotonic() - start
+        out.row("curve", "valid", f"{name:30} {span:>6} {cells:>5} {'per cell':>12} "
+                f"{settled:>7} {width:>6} {seconds:>7.1f}", instance=name, memory=span,
+                cells=cells, mode="per cell", settled=settled, width=width,
+                seconds=round(seconds, 3))
         start = time.monotonic()
         result = curve(dag, memories, VARIANTS, timeout=total, upper_workers=portfolio())
-        print(f"{name:30} {span:>6} {cells:>5} {'curve':>12} {result.settled():>7} "
-              f"{result.total_width():>6} {time.monotonic() - start:>7.1f}  "
-              f"{result.improvements}", flush=True)
+        seconds = time.monotonic() - start
+        out.row("curve", "valid", f"{name:30} {span:>6} {cells:>5} {'curve':>12} "
+                f"{result.settled():>7} {result.total_width():>6} {seconds:>7.1f}  "
+                f"{result.improvements}", instance=name, memory=span, cells=cells,
+                mode="curve", settled=result.settled(), width=result.total_width(),
+                seconds=round(seconds, 3), improvements=dict(result.improvements))
     return 0

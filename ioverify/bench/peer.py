@@ -8,6 +8,7 @@ peer lives here and in the curve's upper-bound portfolio only, never in a verdic
 
 from __future__ import annotations
 
+from ioverify.bench import Rows, machine_line
 from ioverify.dag.registry import build
 from ioverify.game.greedy import greedy_schedule
 from ioverify.game.replay import replay
@@ -19,15 +20,17 @@ SECONDS = {False: 60.0, True: 5.0}  # CP-SAT's time limit per (instance, M, vari
 MEMORIES = {False: None, True: 2}  # quick: the two smallest feasible M only
 
 
-def run(quick: bool = False) -> int:
+def run(quick: bool = False, out: Rows | None = None) -> int:
     from ioverify.search.cpsat import available, solve
 
+    out = out or Rows()
     if not available():
-        print("ioverify bench peer needs the optional 'cpsat' extra: pip install "
-              "'ioverify[cpsat]'")
+        out.note("ioverify bench peer needs the optional 'cpsat' extra: pip install "
+                 "'ioverify[cpsat]'")
         return 2
-    print(f"{'instance':26} {'M':>3} {'variant':>9} {'greedy':>6} {'peer':>5} {'proved':>6} "
-          f"{'horizon':>7} {'seconds':>7}  replays")
+    out.note(machine_line())
+    out.note(f"{'instance':26} {'M':>3} {'variant':>9} {'greedy':>6} {'peer':>5} {'proved':>6} "
+             f"{'horizon':>7} {'seconds':>7}  replays")
     for family, params in INSTANCES:
         dag = build({"family": family, "params": params})
         name = f"{family}({', '.join(str(v) for v in params.values())})"
@@ -37,12 +40,16 @@ def run(quick: bool = False) -> int:
                 result = solve(dag, memory, variant, greedy, SECONDS[quick])
                 ok = result.schedule is not None and replay(dag, result.schedule, memory,
                                                             variant).ok
-                print(f"{name:26} {memory:>3} {variant:>9} {greedy.io:>6} "
-                      f"{result.io if result.io is not None else '-':>5} "
-                      f"{'yes' if result.proved_within_horizon else 'no':>6} "
-                      f"{result.horizon:>7} {result.seconds:>7.1f}  "
-                      f"{'yes' if ok else 'no schedule' if result.schedule is None else 'NO'}",
-                      flush=True)
+                replays = "yes" if ok else "no schedule" if result.schedule is None else "NO"
+                out.row("peer", "valid",
+                        f"{name:26} {memory:>3} {variant:>9} {greedy.io:>6} "
+                        f"{result.io if result.io is not None else '-':>5} "
+                        f"{'yes' if result.proved_within_horizon else 'no':>6} "
+                        f"{result.horizon:>7} {result.seconds:>7.1f}  {replays}",
+                        instance=name, memory=memory, variant=variant, greedy=greedy.io,
+                        peer=result.io, proved_within_horizon=result.proved_within_horizon,
+                        horizon=result.horizon, seconds=round(result.seconds, 3),
+                        replays=replays)
     return 0
 
 
