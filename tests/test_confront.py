@@ -117,3 +117,15 @@ def test_findings_page_lists_a_contradicted_part_with_its_sweep():
     page = findings_page([ClaimResult(claim, (run(ob, Budget()),))])
     assert "CONTRADICTED" in page and "contradicted along n = 64..256" in page
     assert "masked dense inputs" in page
+
+
+def test_a_sweep_run_that_is_not_certified_leaves_the_confrontation_unknown(monkeypatch):
+    """An uncertified count is no evidence: the confrontation is unknown, naming the run."""
+    from ioverify.claims import confront, run as run_module
+
+    monkeypatch.setattr(run_module, "certified_run",
+                        lambda kernel, params, memory, seed: {"certified": False,
+                                                              "reason": "peak over M"})
+    ob = confront("c", "matmul-trivial", "matmul-tiled", "one", [({"m": 2, "k": 2, "n": 2}, 16)])
+    verdict = run_module.run(ob, run_module.Budget()).verdict
+    assert verdict.status == "unknown" and "not certified (peak over M)" in verdict.reason

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from ioverify.bench import Rows, machine_line
 
-import platform
 import time
 
 TARGETS = ((46, 60.0), (64, 600.0))  # (up to this many vertices, seconds per cell)

@@ -47,7 +47,7 @@ from ioverify.certificate.format import NotRechecked, RELIES_ON, digest, read, v
 from ioverify.certificate.lrat import check_lrat, read_dimacs
 from ioverify.certificate.reencode import one_shot_cnf
 from ioverify.certificate.format import relies_on as relies_on_of
-from ioverify.game.lemmas import (compute_demands, counting_lower_bound,
+from ioverify.game.lemmas import (carry_fact, compute_demands, counting_lower_bound,
                                   trivial_lower_bound)
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_UNKNOWN,
                              CertificateRejected, IOVerifyError, InvalidFormat, exit_code_of)
@@ -511,16 +511,6 @@ def _trivial_evidence(dag, bound, figure, log, exact) -> None:
     _require(trivial >= figure, f"the trivial bound {trivial} does not reach {figure}")
     log.rechecked.append(f"trivial bound recomputed: every needed input loaded and every output "
                          f"stored, {trivial} I/O")
-
-
-def carry_fact(source_variant: str) -> str:
-    """The fact that carries a lower bound from a cell of ``source_variant`` to a smaller or
-    equal M (``ioverify.search.curve``'s facts 2 and 4, written here again so that the re-check
-    imports no search)."""
-    fact = "optimal I/O is non-increasing in M"
-    if source_variant == "recompute":
-        fact += "; a recompute lower bound is a one-shot lower bound"
-    return fact
 
 
 def _carried_evidence(dag, spec, variant, evidence, figure, log, exact) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ioverify.claims.claim import Obligation
-from ioverify.verdict import Optimal, Refuted, Verdict, Verified, merge, to_json
+from ioverify.verdict import Optimal, Refuted, Unknown, Verdict, Verified, merge, to_json
 from ioverify.dag.registry import build
 from ioverify.search.partition import partition_bound
 from ioverify.search.curve import curve, evidence_lines

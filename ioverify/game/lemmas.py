@@ -59,3 +59,14 @@ def counting_lower_bound(dag: DAG, S: int) -> int:
     its inputs (paths of length 0), and its minimum set contains its sinks, each of size <= S."""
     sinks = sum(1 for succ in dag.succs if not succ)
     return max(1, -(-len(dag.inputs) // S), -(-sinks // S))
+
+
+def carry_fact(source_variant: str) -> str:
+    """The fact that carries a lower bound from a cell of ``source_variant`` to a smaller or
+    equal M, as curve certificates name it and the re-check compares it: optimal I/O is
+    non-increasing in M (a schedule at M replays at M' >= M), and every one-shot schedule is a
+    recompute schedule, so a recompute lower bound is a one-shot lower bound."""
+    fact = "optimal I/O is non-increasing in M"
+    if source_variant == "recompute":
+        fact += "; a recompute lower bound is a one-shot lower bound"
+    return fact

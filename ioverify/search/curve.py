@@ -36,7 +36,7 @@ from typing import Callable
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game.greedy import greedy_schedule
-from ioverify.game.lemmas import trivial_lower_bound
+from ioverify.game.lemmas import carry_fact, trivial_lower_bound
 from ioverify.game.replay import replay
 from ioverify.game.rules import Schedule, infeasibility
 from ioverify.search.pebbling import pebble
@@ -374,13 +374,6 @@ def carried_evidence(source: Cell, bound: int) -> Evidence:
     the fact that carries it."""
     return Evidence("carried", {"memory": source.memory, "variant": source.variant,
                                 "bound": bound, "fact": carry_fact(source.variant)})
-
-
-def carry_fact(source_variant: str) -> str:
-    fact = "optimal I/O is non-increasing in M"
-    if source_variant == "recompute":
-        fact += "; a recompute lower bound is a one-shot lower bound"
-    return fact
 
 
 WORKER_SHARE = 0.25  # of a cell's slice, for the extra upper-bound workers when any applies
