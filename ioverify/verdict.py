@@ -31,6 +31,7 @@ EVIDENCE_KINDS = (
     "exhaustive-search",  # complete configuration search, horizon-free
     "one-shot-exact-horizon",  # one-shot variant: the bounded encoding's horizon is exact
     "clausal-proof",  # one-shot variant: the exact-horizon CNF with a checked LRAT refutation
+    "search-certificate",  # the exhaustive search's closed configurations, checked block by block
     "proved-horizon",  # a horizon bound that is itself proved
     "partition-lemma",  # Q >= M (P(2M) - 1), Hong-Kung, horizon-free
     "trivial-bound",  # every input loaded and every output stored

@@ -280,11 +280,12 @@ def test_proof_certificate_rechecks_without_solvers(proved):
     assert "accepted (optimal)" in done.stdout and "LRAT proof query.lrat checked" in done.stdout
 
 
-def test_proof_needs_the_one_shot_variant(tmp_path, capsys):
+def test_clausal_proof_needs_the_one_shot_variant(tmp_path, capsys):
     dag_file = tmp_path / "p.json"
     dag_file.write_text(json.dumps(dag_to_dict(pyramid(2))))
-    assert main(["pebble", str(dag_file), "-M", "3", "--proof", str(tmp_path / "x")]) == 2
-    assert "--proof needs the one-shot variant" in capsys.readouterr().err
+    assert main(["pebble", str(dag_file), "-M", "3", "--proof-kind", "clausal", "--proof",
+                 str(tmp_path / "x")]) == 2
+    assert "--proof-kind clausal needs the one-shot variant" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 
 

@@ -122,19 +122,21 @@ def _key(obligation) -> str:
 
 def pebble_certificate(dag, file_name: str, memory: int, verdict: Verdict, seconds: float,
                        claim: int | None) -> dict:
-    """The sealed certificate of a one-shot ``pebble`` verdict whose evidence is a clausal
-    proof: the obligation names the DAG file and states the claimed lower bound (``claim``, or
-    the bound proved for a bracket); the DAG is embedded."""
+    """The sealed certificate of a ``pebble --proof`` verdict (its variant is the verdict's)
+    whose evidence is a clausal proof or a search certificate: the obligation names the DAG
+    file and states the claimed lower bound (``claim``, or the bound proved for a bracket); the
+    DAG is embedded."""
+    variant = verdict.variant
     spec = {"family": DAG_FILE, "params": {"file": file_name}, "memory": memory,
-            "variant": "one-shot"}
+            "variant": variant}
     if claim is not None:
         spec["lower_bound"] = claim
     detail = {"vertices": len(dag), "claimed_lower_bound": claim}
     if claim is not None:
         detail["lower_bound_source"] = "number"
     body = {
-        "claim": {"id": "pebble", "title": f"one-shot pebbling of {file_name} with M = {memory}",
-                  "statement": f"No one-shot schedule of {file_name} with {memory} red pebbles "
+        "claim": {"id": "pebble", "title": f"{variant} pebbling of {file_name} with M = {memory}",
+                  "statement": f"No {variant} schedule of {file_name} with {memory} red pebbles "
                                f"costs less than the bound the verdict states.",
                   "source": "ioverify pebble --proof", "firmness": "user"},
         "obligation": {"id": obligation_id("exact-search", spec), "claim": "pebble",

@@ -29,7 +29,9 @@ from ioverify.schemas import validate as against_schema
 
 FORMAT = "ioverify-certificate"
 VERSION = 3  # 2: verified kernels and formulas carry their own fields, not a bound;
-#               3: the evidence kind clausal-proof, with its CNF and LRAT proof beside the file
+#               3: the evidence kinds clausal-proof (a CNF and its LRAT proof beside the file)
+#                  and search-certificate (closed configurations beside the file); a reader
+#                  that predates a kind refuses it by the schema, never misreads it
 READABLE = (2, 3)  # version 2 certificates have no clausal proofs and re-check unchanged
 
 MAX_DEPTH = 64  # nesting levels a certificate may have (the shipped ones use at most 6)
@@ -129,6 +131,10 @@ RELIES_ON = {
     "partition-lemma": "Z3 answered unsat for every 2M-partition with fewer parts "
                        "(Hong-Kung Lemma 3.1 turns the part count into the bound)",
     "symbolic-proof": "the SymPy or Z3 arithmetic proof of the fact",
+    "search-certificate": "the normal form of the exhaustive search (N1-N7 of "
+                          "ioverify.game.exhaustive, a proof on paper restated in "
+                          "docs/explanation/proofs.md): some optimal schedule is a sequence of "
+                          "the blocks the checker enumerates",
     "carried": "the monotonicity of the optimum in M and in the variant (docs/theory.md), and "
                "the certificate the bound was carried from, re-checked with this one",
 }

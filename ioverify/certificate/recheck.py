@@ -14,7 +14,9 @@ status included:
   of a solver proof recomputed and its unsat answer re-derived by an exhaustive search under a
   state cap when it fits, and otherwise relied on, said so; a clausal proof's CNF re-encoded
   by ``ioverify.certificate.reencode`` and compared, its LRAT proof checked by
-  ``ioverify.certificate.lrat``, both files read beside the certificate by SHA-256);
+  ``ioverify.certificate.lrat``, both files read beside the certificate by SHA-256; a search
+  certificate's closed configurations read beside it by SHA-256 and checked block by block by
+  ``ioverify.certificate.closed``);
 * **partition**: the witness re-checked as a 2M-partition of the core DAG, the bound recomputed
   as M (P - 1), the counting bound on P recomputed, a solver's unsat relied on, said so;
 * **kernel**: the kernel re-run with the certificate's seed, re-certified, its counts, bound
@@ -43,6 +45,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ioverify.certificate.closed import check_closed
 from ioverify.certificate.format import NotRechecked, RELIES_ON, digest, read, validate
 from ioverify.certificate.lrat import check_lrat, read_dimacs
 from ioverify.certificate.reencode import one_shot_cnf
@@ -92,6 +95,8 @@ EVIDENCE_FIELDS = {
                                {"method", "automorphisms", "backend", "budget"}),
     "clausal-proof": ({"steps", "unsat_budget", "cnf", "cnf_sha256", "proof", "proof_sha256",
                        "variables", "clauses", "lemmas"}, {"backend", "budget"}),
+    "search-certificate": ({"below", "closed", "closed_sha256", "states"},
+                           {"automorphisms", "budget"}),
     "proved-horizon": ({"steps", "unsat_budget", "horizon_computes"},
                        {"method", "automorphisms", "backend", "budget", "lemma"}),
     "partition-lemma": ({"S", "memory", "parts", "parts_lower", "parts_upper", "lower_by",
@@ -472,6 +477,8 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
         _trivial_evidence(dag, evidence["bound"], figure, log, exact)
     elif kind == "clausal-proof":
         _clausal_evidence(dag, memory, variant, evidence, figure, log)
+    elif kind == "search-certificate":
+        _search_certificate_evidence(dag, memory, variant, evidence, figure, log, exact)
     elif kind == "carried":
         _carried_evidence(dag, spec, variant, evidence, figure, log, exact)
     else:
@@ -622,6 +629,24 @@ def _clausal_evidence(dag, memory, variant, evidence, figure, log) -> None:
     _same("evidence lemmas (the clauses the proof adds)", lemmas, evidence["lemmas"])
     log.rechecked.append(f"LRAT proof {evidence['proof']} checked: {lemmas} clauses added, the "
                          f"last one empty; no one-shot schedule with I/O <= {budget}")
+
+
+def _search_certificate_evidence(dag, memory, variant, evidence, figure, log, exact) -> None:
+    """A lower bound by a search certificate: the closed configurations beside the certificate
+    (by SHA-256) checked block by block against the DAG, M and the variant of the obligation
+    (``ioverify.certificate.closed``), at the level the evidence states."""
+    below = evidence["below"]
+    if exact:
+        _same("evidence below (the level the certificate proves, the optimum)", figure, below)
+    _require(below >= figure, f"evidence below {below}: the search certificate proves nothing "
+                              f"cheaper than {below} only, not {figure}")
+    text = _proof_file(log, evidence, "closed")
+    states = check_closed(dag, memory, variant == "one-shot", below, text)
+    _same("evidence states (the configurations the file lists)", states, evidence["states"])
+    log.rechecked.append(f"search certificate {evidence['closed']} checked: every block from "
+                         f"each of its {states} closed configurations enumerated from the rules; "
+                         f"no {variant} schedule with I/O < {below}")
+    log.relies_on.append(RELIES_ON["search-certificate"])
 
 
 def _proof_file(log: _Log, evidence: dict, which: str) -> str:

@@ -1,6 +1,6 @@
 """``ioverify pebble DAG --memory M [--variant NAME | --one-shot] [--claim-lower-bound L]
 [--timeout S] [--rlimit N] [--max-states N] [--json] [--schedule-out FILE]
-[--method auto|exhaustive|z3] [--proof DIR]``: the exact pebbling search of ``ioverify.search.pebbling`` (issue 3)."""
+[--method auto|exhaustive|z3] [--proof DIR [--proof-kind auto|clausal|search]]``: the exact pebbling search of ``ioverify.search.pebbling`` (issue 3)."""
 
 from __future__ import annotations
 
@@ -52,11 +52,16 @@ def register(sub) -> None:
                    help="auto (default): the exhaustive configuration search with a share of "
                         "the time, then Z3; exhaustive or z3: that search alone")
     p.add_argument("--proof", metavar="DIR",
-                   help="one-shot only: write to DIR the CNF of the final unsatisfiable query "
-                        "(budget = the proved lower bound - 1), its LRAT proof and a "
-                        "certificate naming both by SHA-256 (docs/explanation/proofs.md); "
+                   help="write to DIR a proof of the proved lower bound and a certificate "
+                        "naming its files by SHA-256 (docs/explanation/proofs.md); "
                         "'ioverify certificate check DIR/certificate.json' re-checks it "
                         "without any solver")
+    p.add_argument("--proof-kind", choices=("auto", "clausal", "search"), default="auto",
+                   help="with --proof: clausal (one-shot only): the CNF of the final "
+                        "unsatisfiable query (budget = the proved lower bound - 1) and its LRAT "
+                        "proof; search: the exhaustive search's closed configurations, checked "
+                        "block by block (both variants); auto (default): clausal for one-shot, "
+                        "search for recompute")
     add_memory_argument(p)
     from ioverify.cli.curve_cmd import add_curve_arguments
 
@@ -116,7 +121,12 @@ def _single(args) -> int:
 
     start = time.monotonic()  # --timeout bounds the whole command, reading the DAG included
     variant = require_variant(variant_of(args), IMPLEMENTED, "the pebbling search")
-    _check_proof_folder(args.proof, variant)
+    if args.proof is None and args.proof_kind != "auto":
+        from ioverify.errors import InvalidArgument
+
+        raise InvalidArgument(f"--proof-kind needs --proof DIR (where to write the "
+                              f"{args.proof_kind} proof)")
+    _check_proof_folder(args.proof, variant, _proof_kind(args, variant))
     dag = read_dag_within(args.dag, start, args.timeout)
     if dag is None:
         verdict = Unknown("timeout while reading the DAG: nothing searched", variant=variant.name)
@@ -145,23 +155,32 @@ def _single(args) -> int:
     return code
 
 
-def _check_proof_folder(folder, variant) -> None:
-    """--proof: the one-shot variant, and a folder that is one or can be made (checked before
-    the search, so that a bad path loses nothing)."""
+def _proof_kind(args, variant) -> str:
+    """clausal or search: what --proof writes (--proof-kind, auto by the variant)."""
+    if args.proof_kind != "auto":
+        return args.proof_kind
+    return "clausal" if variant.at_most_once else "search"
+
+
+def _check_proof_folder(folder, variant, kind: str = "clausal") -> None:
+    """--proof: a clausal proof only in the one-shot variant, and a folder that is one or can be
+    made (checked before the search, so that a bad path loses nothing)."""
     from pathlib import Path
 
     from ioverify.errors import InvalidArgument
 
     if folder is None:
         return
-    if not variant.at_most_once:
-        raise InvalidArgument(f"--proof needs the one-shot variant (--one-shot), whose horizon "
-                              f"is exact; got {variant.name}")
-    from ioverify.solve.proof import available
+    if kind == "clausal" and not variant.at_most_once:
+        raise InvalidArgument(f"--proof-kind clausal needs the one-shot variant (--one-shot), "
+                              f"whose horizon is exact; got {variant.name} (use --proof-kind "
+                              f"search)")
+    if kind == "clausal":
+        from ioverify.solve.proof import available
 
-    if not available():
-        raise InvalidArgument("--proof needs PySAT with CaDiCaL 1.9.5 (python-sat's "
-                              "Cadical195), which cannot be imported here")
+        if not available():
+            raise InvalidArgument("--proof-kind clausal needs PySAT with CaDiCaL 1.9.5 "
+                                  "(python-sat's Cadical195), which cannot be imported here")
     path = Path(folder)
     if path.exists() and not path.is_dir():
         raise InvalidArgument(f"--proof {folder!r}: not a folder")
@@ -173,14 +192,17 @@ CERTIFICATE_FILE = "certificate.json"
 
 
 def write_proof(args, dag, verdict, start: float) -> dict:
-    """The clausal proof of the lower bound ``verdict`` proves (its optimum, its verified bound,
-    or the lower end of its bracket), written with its certificate to ``args.proof`` and
-    re-checked there; a record of what was written (``written`` False and a ``reason`` if
-    nothing was)."""
+    """The proof (clausal, or a search certificate: ``_proof_kind``) of the lower bound
+    ``verdict`` proves (its optimum, its verified bound, or the lower end of its bracket),
+    written with its certificate to ``args.proof`` and re-checked there; a record of what was
+    written (``written`` False and a ``reason`` if nothing was)."""
     from pathlib import Path
 
     from ioverify.errors import DeadlineReached, InternalError
-    from ioverify.search.proof import clausal_proof
+    from ioverify.game.rules import require_variant
+    from ioverify.search.proof import clausal_proof, search_certificate
+
+    kind = _proof_kind(args, require_variant(verdict.variant, {verdict.variant}, "--proof"))
 
     lower, claim = _proved_lower_bound(verdict)
     if lower is None or lower < 1:
@@ -188,23 +210,31 @@ def write_proof(args, dag, verdict, start: float) -> dict:
                                             f"above 0: there is nothing to prove"}
     left = None if args.timeout is None else args.timeout - (time.monotonic() - start)
     if left is not None and left <= 0:
-        return {"written": False, "reason": "timeout before the proof-producing solver"}
+        return {"written": False, "reason": f"timeout before the {kind} proof was started"}
     folder = Path(args.proof)
     try:
-        detail = clausal_proof(dag, args.memory, lower, folder, timeout=left)
+        if kind == "clausal":
+            detail = clausal_proof(dag, args.memory, lower, folder, timeout=left)
+        else:
+            detail = search_certificate(dag, args.memory, verdict.variant, lower, folder,
+                                        timeout=left)
     except DeadlineReached as stop:
         return {"written": False, "reason": str(stop)}
-    path = _write_certificate(args, dag, verdict, lower, claim, detail, start)
+    path = _write_certificate(args, dag, verdict, lower, claim, kind, detail, start)
     from ioverify.certificate.recheck import check_file
 
     outcome = check_file(path)
     if outcome.outcome != "accepted":
         raise InternalError(f"the proof written to {str(folder)!r} does not re-check: "
                             f"{outcome.reason}")
-    return {"written": True, "lower_bound": lower, "certificate": str(path),
-            "cnf": str(folder / detail["cnf"]), "proof": str(folder / detail["proof"]),
-            "variables": detail["variables"], "clauses": detail["clauses"],
-            "lemmas": detail["lemmas"]}
+    if kind == "search":
+        return {"written": True, "kind": "search-certificate", "lower_bound": lower,
+                "certificate": str(path), "closed": str(folder / detail["closed"]),
+                "states": detail["states"]}
+    return {"written": True, "kind": "clausal-proof", "lower_bound": lower,
+            "certificate": str(path), "cnf": str(folder / detail["cnf"]),
+            "proof": str(folder / detail["proof"]), "variables": detail["variables"],
+            "clauses": detail["clauses"], "lemmas": detail["lemmas"]}
 
 
 def _proved_lower_bound(verdict):
@@ -218,7 +248,7 @@ def _proved_lower_bound(verdict):
     return None, None
 
 
-def _write_certificate(args, dag, verdict, lower, claim, detail, start):
+def _write_certificate(args, dag, verdict, lower, claim, kind, detail, start):
     import json
     from pathlib import Path
 
@@ -226,11 +256,11 @@ def _write_certificate(args, dag, verdict, lower, claim, detail, start):
     from ioverify.certificate.body import pebble_certificate
     from ioverify.verdict import Evidence, Optimal, Verified
 
-    evidence = Evidence("clausal-proof", detail)
+    evidence = Evidence("clausal-proof" if kind == "clausal" else "search-certificate", detail)
     if verdict.status == "optimal":
-        proved = Optimal(verdict.io, verdict.schedule, evidence, "one-shot")
+        proved = Optimal(verdict.io, verdict.schedule, evidence, verdict.variant)
     else:
-        proved = Verified(lower, evidence, "one-shot")
+        proved = Verified(lower, evidence, verdict.variant)
     doc = pebble_certificate(dag, Path(args.dag).name, args.memory, proved,
                              time.monotonic() - start, claim)
     path = Path(args.proof) / CERTIFICATE_FILE
@@ -241,6 +271,10 @@ def _write_certificate(args, dag, verdict, lower, claim, detail, start):
 def describe_proof(record: dict) -> str:
     if not record["written"]:
         return f"proof: none written: {record['reason']}"
+    if record["kind"] == "search-certificate":
+        return (f"proof: I/O >= {record['lower_bound']} by a search certificate of "
+                f"{record['states']} closed configurations, accepted by the certificate check: "
+                f"{record['certificate']}")
     return (f"proof: I/O >= {record['lower_bound']} by an LRAT refutation of "
             f"{record['clauses']} clauses ({record['lemmas']} lemmas), accepted by the "
             f"certificate check: {record['certificate']}")

@@ -125,11 +125,17 @@ class SearchResult:
     seconds: float
     reason: str
     lower_bound: int | None = None
+    # ``keep_closed``: the closed configurations (packed keys) with the cost of the cheapest
+    # path found to each, and the automorphisms the keys are canonical under; a search
+    # certificate (``ioverify.certificate.closed``) when the search finished finding nothing.
+    closed: dict[int, int] | None = None
+    automorphisms: tuple[tuple[int, ...], ...] = ()
 
 
 def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recompute", *,
                        below: int | None = None, max_states: int | None = None,
-                       deadline: float | None = None, bound=None) -> SearchResult:
+                       deadline: float | None = None, bound=None,
+                       keep_closed: bool = False) -> SearchResult:
     """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
     ``Variant``), by A* over configurations (module docstring: normal form N1-N8, heuristic in
     ``_Search.heuristic``).
@@ -142,7 +148,8 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     consistent (``_Search``), such as ``ioverify.game.abstraction.AbstractionBound``; the
     search then keys configurations only by the automorphisms g with
     ``bound.preserved_by(g)``, which must leave the bound unchanged.  Intended for DAGs of up
-    to about 30 vertices.
+    to about 30 vertices.  ``keep_closed``: a search that finishes with no schedule below
+    ``below`` returns its closed configurations (``SearchResult.closed``).
     """
     rules = _check_arguments(dag, memory, variant, below, max_states, deadline)
     variant = rules.name
@@ -161,6 +168,7 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     if bound is not None:
         search.symmetry.keep_only(bound.preserved_by)
         search.bound = bound
+    search.keep_closed = keep_closed
     found, states, stop, level = search.run(below, max_states, deadline)
     seconds = time.monotonic() - start
     if found is None:
@@ -170,7 +178,7 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
         limit = f"with I/O < {below}" if below is not None else "at all"
         return SearchResult(None, None, True, states, seconds,
                             f"exhaustive: no complete {variant} schedule {limit} with M = {memory}",
-                            level)
+                            level, search.closed, tuple(search.symmetry.group))
     cost, schedule = found
     _verify(dag, schedule, memory, variant, cost)
     return SearchResult(cost, schedule, True, states, seconds,
@@ -262,6 +270,8 @@ class _Search:
         self.part = part
         self.bound = bound
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
+        self.keep_closed = False  # ``run`` keeps the closed keys with their g in ``closed``
+        self.closed: dict[int, int] | None = None
 
     # --- the heuristic ---------------------------------------------------------------------
 
@@ -372,6 +382,8 @@ class _Search:
         while True:
             key = queue.pop()
             if key is None:  # no schedule below the limit (or none at all)
+                if self.keep_closed:  # every key stored was pushed below the limit, so closed
+                    self.closed = {key: info[key][0] for key in closed}
                 return None, len(info), "", None if limit == INFINITY else limit
             if key in closed:
                 continue

@@ -1,4 +1,11 @@
-"""One-shot lower bounds with a clausal proof (docs/explanation/proofs.md).
+"""Lower bounds with a proof a small checker verifies (docs/explanation/proofs.md).
+
+Two routes.  A SEARCH CERTIFICATE (``search_certificate``, both variants): the exhaustive
+search, run below the bound with its own heuristic only, writes its closed configurations with
+the cost of the cheapest path to each; ``ioverify.certificate.closed`` checks every block from
+each of them without the search's code.
+
+A CLAUSAL PROOF (one-shot only):
 
 ``clausal_proof(dag, M, lower, folder)`` asks CaDiCaL (``ioverify.solve.proof``) whether a
 one-shot schedule of I/O at most ``lower - 1`` exists, on the CNF of the exact-horizon encoding
@@ -20,11 +27,49 @@ from ioverify._io import write_text
 from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.encode.clauses import dimacs, one_shot_clauses
+from ioverify.game.exhaustive import exhaustive_optimum
 from ioverify.solve import proof as lrat_solver
 
 CNF_FILE = "query.cnf"
 PROOF_FILE = "query.lrat"
 BACKEND = "CaDiCaL 1.9.5 (PySAT Cadical195), LRAT, trimmed"
+CLOSED_FILE = "search.closed"
+
+
+def search_certificate(dag: DAG, memory: int, variant: str, lower: int, folder: str | Path,
+                       timeout: float | None = None) -> dict:
+    """Prove again, by the exhaustive search with its own heuristic, that no ``variant``
+    schedule costs less than ``lower``, and write its closed configurations to ``folder``
+    (``CLOSED_FILE``, the format of ``ioverify.certificate.closed``); the evidence detail
+    (without its kind) is returned.  ``DeadlineReached`` if ``timeout`` seconds pass first."""
+    if lower < 1:
+        raise InvalidArgument(f"a search certificate needs a lower bound of at least 1, got "
+                              f"{lower}")
+    deadline = None if timeout is None else time.monotonic() + timeout
+    result = exhaustive_optimum(dag, memory, variant, below=lower, deadline=deadline,
+                                keep_closed=True)
+    if result.optimum is not None:
+        raise InternalError(f"the exhaustive search finds a {variant} schedule of I/O "
+                            f"{result.optimum}, below the proved {lower}: a bug")
+    if not result.complete:
+        raise DeadlineReached(f"the exhaustive search for the certificate stopped: "
+                              f"{result.reason}")
+    text = closed_text(dag, variant, result.closed or {}, result.automorphisms)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text(text, str(folder / CLOSED_FILE))
+    return {"below": lower, "closed": CLOSED_FILE, "closed_sha256": _sha256(text),
+            "states": len(result.closed or {}), "automorphisms": len(result.automorphisms)}
+
+
+def closed_text(dag: DAG, variant: str, closed: dict[int, int], automorphisms) -> str:
+    """The search certificate's text: header, automorphisms, configurations by key."""
+    parts = 4 if variant == "one-shot" else 3
+    lines = [f"c ioverify search certificate: {len(closed)} closed {variant} configurations",
+             f"p closed {len(dag)} {parts}"]
+    lines += ["a " + " ".join(map(str, perm)) for perm in automorphisms]
+    lines += [f"s {key:x} {g}" for key, g in sorted(closed.items())]
+    return "\n".join(lines) + "\n"
 
 
 def clausal_proof(dag: DAG, memory: int, lower: int, folder: str | Path,

@@ -1,0 +1,299 @@
+"""A checker of search certificates, in pure Python (trusted; docs/explanation/proofs.md).
+
+A SEARCH CERTIFICATE for "no complete schedule of the DAG with M red pebbles, in the variant,
+costs less than BELOW" lists configurations of the game with a number g each: the closed
+configurations of a finished exhaustive search and the I/O of the cheapest path it found to
+each.  This module checks it locally, one configuration at a time, enumerating every block
+that leaves it by the game's rules (docs/explanation/game.md) and the normal form stated below,
+without the search's code (it imports nothing of ``ioverify.game``).
+
+A configuration is (R, B, F, C): red, blue, FRESH (red vertices computed and not used since as
+a predecessor) and, in one-shot, computed.  A BLOCK for a vertex c that is not an input, from
+which an output is reachable, not red (one-shot: not computed), whose predecessors P not red
+all have blue: evict e = max(0, |R| + |P \\ R| + 1 - M) red vertices outside P and not both
+fresh and blue, storing every evicted fresh one without blue and any other evicted one without
+blue; load P \\ R; compute c.  Its cost is the loads plus the stores; afterwards F is
+(F \\ P \\ evicted) + c.  The NORMAL FORM theorem (proved in ``ioverify.game.exhaustive``, N1-N7,
+and restated in docs/explanation/proofs.md): if some complete schedule costs q, then some
+schedule of I/O <= q is a sequence of blocks from the start (R, F, C empty, B the inputs)
+followed by stores of outputs, and the configuration before those stores has every output red
+or blue (a GOAL).  That theorem is what this checker relies on; everything else it derives.
+
+LOWER(R, B, C), the transfers every legal continuation needs: the outputs without blue need a
+store each; let MUST be the outputs with neither pebble and, recursively, the predecessors with
+neither pebble of a MUST vertex (each can get red only by a compute, which its MUST successor
+needs); each predecessor of a MUST vertex that is not red and is an input (recompute) or has
+blue (one-shot: an input, or computed and stored, so never computed again) needs a load of its
+own.  In one-shot a computed MUST vertex cannot be computed again: no continuation exists.
+
+The CHECK, for the listed configurations L with their numbers g(L):
+  (1) the start is listed with g = 0, or LOWER(start) >= BELOW;
+  (2) a listed goal has g + (its outputs without blue) >= BELOW;
+  (3) for every other listed L and every block from L of cost w to L': some image of L' under
+      the listed automorphisms is listed with g <= g(L) + w, or g(L) + w + LOWER(L') >= BELOW.
+The listed permutations must each be an automorphism of the DAG (inputs to inputs, outputs to
+outputs, the predecessors of v onto those of its image).
+
+SOUNDNESS.  Suppose a complete schedule costs q < BELOW.  By the normal form theorem there is a
+normal-form one, blocks from s_0 = start to a goal s_m (w_i the cost of block i) and then
+stores, of I/O Q <= q.  Claim: for every i, some image t_i(s_i) of s_i under a composition t_i
+of listed automorphisms is listed with g <= w_0 + ... + w_(i-1).  For i = 0 by (1), unless
+LOWER(start) >= BELOW > Q, impossible.  Step: an automorphism maps blocks to blocks of the same
+cost (the definition above uses only predecessors, inputs, outputs and M), so t_i maps block i
+to a block from the listed t_i(s_i), which (3) checked: either an image of t_i(s_i+1) is listed
+with g <= the prefix (the claim for i + 1), or prefix + LOWER(s_(i+1)) >= BELOW (LOWER is the
+same on every image), and since LOWER never exceeds what the rest of the schedule pays,
+Q >= BELOW, impossible.  So an image of the goal s_m is listed with g <= the prefix, and (2)
+gives Q >= prefix + (outputs without blue) >= BELOW: impossible.  Hence every schedule costs at
+least BELOW.  Extra listed configurations, a g larger than needed, or configurations listed
+under another image only make the check harder to pass, never easier.
+
+THE FILE (ASCII text, one item per line; ``c`` lines are comments):
+  ``p closed N PARTS``  N the DAG's vertices, PARTS 3 (recompute: R, B, F) or 4 (one-shot: C too)
+  ``a V0 V1 ...``       an automorphism, the image of each vertex in order
+  ``s KEY G``           a configuration: KEY in hexadecimal packs R | B << N | F << 2N | C << 3N
+The contract (the DAG, M, the variant, BELOW) comes from the caller, never from the file.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from ioverify.errors import CertificateRejected
+
+INFINITE = float("inf")
+
+
+class SearchCertificateRejected(CertificateRejected):
+    """A search certificate that does not check; the message says which line and why."""
+
+
+def check_closed(dag, memory: int, one_shot: bool, below: int, text: str) -> int:
+    """Check that the search certificate ``text`` proves every complete schedule of ``dag``
+    with ``memory`` red pebbles (``one_shot``: in that variant, else recompute) costs at least
+    ``below``; the number of configurations checked.  ``SearchCertificateRejected`` otherwise."""
+    game = _Game(dag, memory, one_shot)
+    perms, listed = read_closed(text, game.n, game.parts)
+    for number, perm in perms:
+        _automorphism(dag, perm, number)
+    canonical = _Images(perms, game.n, game.parts).canonical
+    start = game.pack(0, game.inputs, 0, 0)
+    if start in listed:
+        _require(listed[start][0] == 0, f"line {listed[start][1]}: the start configuration is "
+                                        f"listed with g = {listed[start][0]}, not 0")
+    elif game.lower(0, game.inputs, 0) < below:
+        _reject(f"the start configuration is not listed, and its lower bound "
+                f"{game.lower(0, game.inputs, 0)} does not reach {below}")
+    for key, (g, number) in listed.items():
+        _check_one(game, listed, canonical, key, g, number, below)
+    return len(listed)
+
+
+def _check_one(game, listed, canonical, key: int, g: int, number: int, below: int) -> None:
+    red, blue, fresh, computed = game.unpack(key)
+    _require(red.bit_count() <= game.memory and fresh & ~red == 0,
+             f"line {number}: not a configuration the game reaches with M = {game.memory}")
+    outputs = game.outputs
+    if outputs & ~(red | blue) == 0:  # (2) a goal
+        _require(g + (outputs & ~blue).bit_count() >= below,
+                 f"line {number}: a goal reached with I/O {g} + "
+                 f"{(outputs & ~blue).bit_count()} final stores, below {below}")
+        return
+    for cost, c, nred, nblue, nfresh, ncomputed in game.blocks(red, blue, fresh, computed):
+        reached = g + cost
+        if reached + (outputs & ~nblue).bit_count() >= below:
+            continue  # the stores still to come alone reach BELOW
+        image = listed.get(canonical(game.pack(nred, nblue, nfresh, ncomputed)))
+        if image is not None and image[0] <= reached:
+            continue
+        lower = game.lower(nred, nblue, ncomputed)
+        if reached + lower < below:
+            _reject(f"line {number}: the block computing {game.names[c]} (I/O {reached} so far) "
+                    f"leads to a configuration that is "
+                    + ("not listed" if image is None else f"listed with g = {image[0]}")
+                    + f" and whose lower bound {lower} leaves room below {below}")
+
+
+class _Game:
+    """The DAG as bit masks, the blocks and the lower bound of the module docstring."""
+
+    def __init__(self, dag, memory: int, one_shot: bool):
+        self.n = n = len(dag)
+        self.memory, self.one_shot = memory, one_shot
+        self.parts = 4 if one_shot else 3
+        self.names = dag.names
+        self.preds = [sum(1 << p for p in dag.preds[v]) for v in range(n)]
+        self.inputs = sum(1 << v for v in range(n) if dag.is_input[v])
+        self.outputs = sum(1 << v for v in set(dag.outputs))
+        reaches = self.outputs  # vertices from which an output is reachable
+        for v in range(n - 1, -1, -1):  # vertices are numbered in a topological order
+            if reaches >> v & 1:
+                reaches |= self.preds[v]
+        self.computable = [v for v in range(n) if reaches >> v & 1 and not dag.is_input[v]]
+
+    def pack(self, red: int, blue: int, fresh: int, computed: int) -> int:
+        n = self.n
+        return red | blue << n | fresh << 2 * n | (computed << 3 * n if self.one_shot else 0)
+
+    def unpack(self, key: int) -> tuple[int, int, int, int]:
+        n, full = self.n, (1 << self.n) - 1
+        return key & full, key >> n & full, key >> 2 * n & full, key >> 3 * n & full
+
+    def blocks(self, red: int, blue: int, fresh: int, computed: int):
+        """(cost, c, red, blue, fresh, computed) after every block from the configuration."""
+        size, memory = red.bit_count(), self.memory
+        for c in self.computable:
+            bit = 1 << c
+            if red & bit or (self.one_shot and computed & bit):
+                continue
+            preds = self.preds[c]
+            missing = preds & ~red
+            if missing & ~blue:
+                continue  # a predecessor neither red nor blue
+            loads = missing.bit_count()
+            nred, nfresh = red | missing | bit, (fresh & ~preds) | bit
+            ncomputed = computed | bit if self.one_shot else computed
+            evict = size + loads + 1 - memory
+            if evict <= 0:
+                yield loads, c, nred, blue, nfresh, ncomputed
+                continue
+            evictable = red & ~preds & ~(fresh & blue)
+            for chosen in combinations(_bits(evictable), evict):
+                gone = sum(1 << u for u in chosen)
+                forced, free = gone & fresh & ~blue, gone & ~fresh & ~blue
+                for extra in _subsets(free):
+                    stored = forced | extra
+                    yield (loads + stored.bit_count(), c, nred & ~gone, blue | stored,
+                           nfresh & ~gone, ncomputed)
+
+    def lower(self, red: int, blue: int, computed: int) -> float:
+        """LOWER of the module docstring (INFINITE when no one-shot continuation exists)."""
+        stores = self.outputs & ~blue
+        loadable = blue if self.one_shot else self.inputs
+        must = loads = 0
+        todo = stores & ~red
+        while todo:
+            low = todo & -todo
+            todo ^= low
+            if computed & low:
+                return INFINITE
+            must |= low
+            missing = self.preds[low.bit_length() - 1] & ~red
+            loads |= missing & loadable
+            todo |= missing & ~blue & ~must
+        return stores.bit_count() + loads.bit_count()
+
+
+def read_closed(text: str, n: int, parts: int):
+    """([(line, permutation)], {key: (g, line)}) of a search certificate for a DAG of ``n``
+    vertices whose keys have ``parts`` masks; every malformed line is rejected by number."""
+    header, perms, listed = None, [], {}
+    for number, line in enumerate(text.splitlines(), 1):
+        words = line.split()
+        if not words or words[0] == "c":
+            continue
+        if header is None:
+            _require(words == ["p", "closed", str(n), str(parts)],
+                     f"line {number}: the header must be 'p closed {n} {parts}' for this DAG "
+                     f"and variant, got {line.strip()!r}")
+            header = number
+        elif words[0] == "a":
+            perms.append((number, _permutation(words[1:], n, number)))
+        elif words[0] == "s" and len(words) == 3:
+            key, g = _number(words[1], 16, number), _number(words[2], 10, number)
+            _require(key >> parts * n == 0, f"line {number}: the key has more than "
+                                            f"{parts * n} bits")
+            _require(key not in listed, f"line {number}: the configuration of line "
+                                        f"{listed.get(key, (0, 0))[1]} again")
+            listed[key] = (g, number)
+        else:
+            _reject(f"line {number}: expected 'a PERMUTATION' or 's KEY G', got "
+                    f"{line.strip()[:60]!r}")
+    _require(header is not None, "no 'p closed' header")
+    return perms, listed
+
+
+def _number(word: str, base: int, number: int) -> int:
+    digits = "0123456789abcdef"[:base]
+    _require(0 < len(word) <= 4096 and all(ch in digits for ch in word),
+             f"line {number}: {word[:40]!r} is not a number in base {base}")
+    return int(word, base)
+
+
+def _permutation(words: list[str], n: int, number: int) -> tuple[int, ...]:
+    perm = tuple(_number(w, 10, number) for w in words)
+    _require(sorted(perm) == list(range(n)), f"line {number}: not a permutation of the {n} "
+                                             f"vertices")
+    return perm
+
+
+def _automorphism(dag, perm: tuple[int, ...], number: int) -> None:
+    """``perm`` maps inputs to inputs, outputs to outputs, and v's predecessors onto perm(v)'s."""
+    outputs = set(dag.outputs)
+    for v in range(len(dag)):
+        image = perm[v]
+        _require(dag.is_input[v] == dag.is_input[image] and (v in outputs) == (image in outputs)
+                 and {perm[p] for p in dag.preds[v]} == set(dag.preds[image]),
+                 f"line {number}: not an automorphism of the DAG (vertex {dag.names[v]} and "
+                 f"its image {dag.names[image]})")
+
+
+class _Images:
+    """The smallest image of a key under the listed permutations and the identity, by tables
+    over the bytes of the key."""
+
+    def __init__(self, perms, n: int, parts: int):
+        width = n * parts
+        self.tables = [[self._table(perm, n, width, base) for base in range(0, width, 8)]
+                       for _, perm in perms]
+
+    @staticmethod
+    def _table(perm, n: int, width: int, base: int) -> list[int]:
+        bits = [0] * 8
+        for i in range(8):
+            if base + i < width:
+                part, v = divmod(base + i, n)
+                bits[i] = 1 << (part * n + perm[v])
+        table = [0] * 256
+        for byte in range(1, 256):
+            low = byte & -byte
+            table[byte] = table[byte ^ low] | bits[low.bit_length() - 1]
+        return table
+
+    def canonical(self, key: int) -> int:
+        best = key
+        for tables in self.tables:
+            image, rest = 0, key
+            for table in tables:
+                image |= table[rest & 0xFF]
+                rest >>= 8
+            if image < best:
+                best = image
+        return best
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _subsets(mask: int):
+    sub = 0
+    while True:
+        yield sub
+        if sub == mask:
+            return
+        sub = (sub - mask) & mask
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        _reject(message)
+
+
+def _reject(message: str):
+    raise SearchCertificateRejected(f"search certificate: {message}")

@@ -1,0 +1,276 @@
+"""Search certificates (issue 15): the exhaustive search's closed configurations, checked block
+by block by ``ioverify.certificate.closed`` without the search's code.
+
+Accepted at the proved optimum and rejected one above it, on reference instances and random
+DAGs in both variants (against the naive search over every legal move); the checker's blocks
+equal the search's on random configurations; every tampering of the file is rejected with a
+reason naming the line; ``pebble --proof`` writes one for the recompute variant, and
+``certificate check`` re-checks it with Z3 and PySAT unimportable."""
+
+import ast
+import hashlib
+import json
+import random
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ioverify.certificate.closed import SearchCertificateRejected, _Game, check_closed
+from ioverify.certificate.format import seal
+from ioverify.certificate.recheck import check_file
+from ioverify.cli import main
+from ioverify.dag import attention_forward, matmul, pyramid
+from ioverify.dag.jsonio import dag_to_dict
+from ioverify.errors import EXIT_OK
+from ioverify.game.exhaustive import _Search, exhaustive_optimum
+from ioverify.game.rules import require_variant
+from ioverify.search.proof import CLOSED_FILE, closed_text, search_certificate
+from ioverify.strategies import dags, memory_sizes
+
+from test_game_exhaustive import naive_optimum
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANTS = ("recompute", "one-shot")
+
+
+def certificate(dag, memory: int, variant: str, below: int) -> str:
+    result = exhaustive_optimum(dag, memory, variant, below=below, keep_closed=True)
+    assert result.complete and result.optimum is None, result
+    return closed_text(dag, variant, result.closed or {}, result.automorphisms)
+
+
+def rejected(dag, memory: int, variant: str, below: int, text: str) -> str:
+    with pytest.raises(SearchCertificateRejected) as caught:
+        check_closed(dag, memory, variant == "one-shot", below, text)
+    return str(caught.value)
+
+
+CASES = [("matmul(2,2,2)", matmul(2, 2, 2), m, q) for m, q in ((3, 25), (4, 17), (5, 14), (6, 13))]
+CASES += [("attention_forward(2,1)", attention_forward(2, 1), m, q)
+          for m, q in ((5, 11), (6, 10), (7, 9), (8, 8))]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("name, dag, memory, optimum", CASES,
+                         ids=[f"{c[0]}-M{c[2]}" for c in CASES])
+def test_accepted_at_the_optimum_and_not_one_above(name, dag, memory, optimum, variant):
+    text = certificate(dag, memory, variant, optimum)
+    states = check_closed(dag, memory, variant == "one-shot", optimum, text)
+    assert states == sum(1 for line in text.splitlines() if line.startswith("s "))
+    assert "leaves room below" in rejected(dag, memory, variant, optimum + 1, text) or \
+        "does not reach" in rejected(dag, memory, variant, optimum + 1, text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_random_dags_against_the_naive_search(data):
+    dag = data.draw(dags(max_vertices=6))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    for variant in VARIANTS:
+        optimum = naive_optimum(dag, memory, variant)
+        if optimum is None or optimum < 1:
+            continue
+        text = certificate(dag, memory, variant, optimum)
+        check_closed(dag, memory, variant == "one-shot", optimum, text)
+        with pytest.raises(SearchCertificateRejected):
+            check_closed(dag, memory, variant == "one-shot", optimum + 1, text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_checker_blocks_are_the_searchs_blocks(data):
+    """The checker enumerates the normal form's blocks from the rules; on random reachable
+    configurations they are exactly the search's (which the naive search vouches for)."""
+    dag = data.draw(dags(max_vertices=7))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    variant = data.draw(st.sampled_from(VARIANTS))
+    search = _Search(dag, memory, require_variant(variant, set(VARIANTS), "test"))
+    game = _Game(dag, memory, variant == "one-shot")
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    red, blue, fresh, computed = 0, game.inputs, 0, 0
+    for _ in range(12):
+        mine = sorted((w, r, b, f, c) for w, _, r, b, f, c in game.blocks(red, blue, fresh,
+                                                                             computed))
+        theirs = sorted(t[:5] for t in search.blocks(red, blue, fresh, computed))
+        assert mine == theirs
+        if not mine:
+            break
+        _, red, blue, fresh, computed = rng.choice(mine)
+
+
+# --- tampering: each is rejected with a reason ------------------------------------------------
+
+DAG, M, BELOW = attention_forward(2, 1), 5, 11
+
+
+@pytest.fixture(scope="module")
+def lines():
+    return certificate(DAG, M, "recompute", BELOW).splitlines()
+
+
+def _states(lines):
+    return [i for i, line in enumerate(lines) if line.startswith("s ")]
+
+
+def test_every_dropped_configuration_is_noticed(lines):
+    """Dropping any one of 40 configurations (spread over the file) breaks the check."""
+    states = _states(lines)
+    for i in states[::max(1, len(states) // 40)]:
+        text = "\n".join(lines[:i] + lines[i + 1:])
+        reason = rejected(DAG, M, "recompute", BELOW, text)
+        assert "not listed" in reason or "listed with g" in reason or "start" in reason
+
+
+def test_a_raised_cost_is_noticed(lines):
+    i = _states(lines)[len(_states(lines)) // 2]
+    _, key, g = lines[i].split()
+    text = "\n".join(lines[:i] + [f"s {key} {int(g) + 1}"] + lines[i + 1:])
+    assert "listed with g" in rejected(DAG, M, "recompute", BELOW, text)
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (lambda ls: ["p closed 25 3"] + ls[2:], "the header must be 'p closed 24 3'"),
+    (lambda ls: [ls[1].replace(" 3", " 4")] + ls[2:], "the header must be"),
+    (lambda ls: ls[:1], "no 'p closed' header"),
+    (lambda ls: ls[:1] + ls[2:], "the header must be"),
+    (lambda ls: ls + [ls[-1]], "again"),
+    (lambda ls: ls + ["s zz 3"], "is not a number in base 16"),
+    (lambda ls: ls + [f"s {1 << 72:x} 3"], "more than 72 bits"),
+    (lambda ls: ls + ["x 1 2"], "expected 'a PERMUTATION' or 's KEY G'"),
+    (lambda ls: ls[:2] + ["a " + " ".join(map(str, range(24)))[:-3]] + ls[2:],
+     "not a permutation"),
+    (lambda ls: ls[:2] + ["a 1 0 " + " ".join(map(str, range(2, 24)))] + ls[2:],
+     "not an automorphism"),
+])
+def test_malformed_files_are_rejected(lines, edit, reason):
+    assert reason in rejected(DAG, M, "recompute", BELOW, "\n".join(edit(lines)))
+
+
+def test_start_with_a_cost_is_rejected(lines):
+    game = _Game(DAG, M, False)  # the start: the inputs blue, nothing else
+    key = f"{game.pack(0, game.inputs, 0, 0):x}"
+    assert any(line.split()[1:2] == [key] for line in lines)
+    out = [f"s {key} 1" if line.split()[1:2] == [key] else line for line in lines]
+    assert "the start configuration is listed with g = 1" in rejected(
+        DAG, M, "recompute", BELOW, "\n".join(out))
+
+
+def test_another_memory_or_variant_is_rejected(lines):
+    text = "\n".join(lines)
+    assert "header must be" in rejected(DAG, M, "one-shot", BELOW, text)
+    # M = 4, where the optimum is 15: the blocks evict, the stored configurations are not the
+    # ones reached, and a bound of 15 is out of reach of the M = 5 file
+    assert "leaves room below" in rejected(DAG, M - 1, "recompute", 15, text)
+
+
+def test_checker_imports_nothing_of_the_search():
+    tree = ast.parse((ROOT / "ioverify" / "certificate" / "closed.py").read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for a in node.names}
+    assert imported <= {"__future__", "itertools", "ioverify.errors"}, imported
+
+
+# --- pebble --proof (recompute) and certificate check ------------------------------------------
+
+@pytest.fixture(scope="module")
+def proved(tmp_path_factory):
+    base = tmp_path_factory.mktemp("search-proofs")
+    dag_file = base / "af21.json"
+    dag_file.write_text(json.dumps(dag_to_dict(attention_forward(2, 1))))
+    assert main(["pebble", str(dag_file), "-M", "6", "--proof", str(base / "opt")]) == EXIT_OK
+    assert main(["pebble", str(dag_file), "-M", "6", "--one-shot", "--proof-kind", "search",
+                 "--proof", str(base / "once")]) == EXIT_OK
+    return base
+
+
+def _reseal(folder: Path, change) -> Path:
+    path = folder / "certificate.json"
+    doc = json.loads(path.read_text())
+    change(doc)
+    path.write_text(json.dumps(seal({k: v for k, v in doc.items()
+                                     if k not in ("format", "version", "digest")})))
+    return path
+
+
+def _reason(path: Path) -> str:
+    outcome = check_file(path)
+    assert outcome.outcome == "rejected", outcome
+    return outcome.reason
+
+
+def test_pebble_proof_writes_a_recompute_search_certificate(proved):
+    for name, variant in (("opt", "recompute"), ("once", "one-shot")):
+        outcome = check_file(proved / name / "certificate.json")
+        assert outcome.outcome == "accepted" and outcome.status == "optimal", outcome
+        assert any(f"no {variant} schedule with I/O < 10" in line for line in outcome.rechecked)
+        assert any("normal form" in line for line in outcome.relies_on)
+
+
+def test_edited_file_raised_level_and_wrong_count_are_rejected(proved, tmp_path):
+    folder = tmp_path / "opt"
+    shutil.copytree(proved / "opt", folder)
+    (folder / CLOSED_FILE).write_text((folder / CLOSED_FILE).read_text() + "c\n")
+    assert "closed_sha256" in _reason(folder / "certificate.json")
+
+    shutil.rmtree(folder)
+    shutil.copytree(proved / "opt", folder)
+
+    def claim_more(doc):  # a Verified of 11 on the same closed set
+        doc["verdict"] = {"status": "verified", "bound": 11, "variant": "recompute",
+                          "evidence": {**doc["verdict"]["evidence"], "below": 11}}
+        doc["witness"] = {}
+        doc["obligation"]["spec"]["lower_bound"] = 11
+        doc["detail"].update(claimed_lower_bound=11, lower_bound_source="number")
+    path = _reseal(folder, claim_more)
+    assert "search certificate" in _reason(path)
+
+    shutil.rmtree(folder)
+    shutil.copytree(proved / "opt", folder)
+    path = _reseal(folder, lambda doc: doc["verdict"]["evidence"].update(
+        states=doc["verdict"]["evidence"]["states"] + 1))
+    assert "evidence states" in _reason(path)
+
+
+def test_a_text_swapped_for_another_memorys_is_rejected(proved, tmp_path):
+    folder = tmp_path / "opt"
+    shutil.copytree(proved / "opt", folder)
+    other = search_certificate(attention_forward(2, 1), 7, "recompute", 9, tmp_path / "m7")
+    text = (tmp_path / "m7" / CLOSED_FILE).read_text()
+
+    def swap(doc):
+        (folder / CLOSED_FILE).write_text(text)
+        doc["verdict"]["evidence"].update(closed_sha256=hashlib.sha256(text.encode()).hexdigest(),
+                                          states=other["states"])
+    assert "search certificate" in _reason(_reseal(folder, swap))
+
+
+def test_search_certificate_rechecks_without_solvers(proved):
+    code = textwrap.dedent(f"""
+        import sys
+        sys.modules["z3"] = None  # any import of z3 or pysat now fails
+        sys.modules["pysat"] = None
+        from ioverify.cli import main
+        code = main(["certificate", "check", {str(proved / "opt" / "certificate.json")!r}])
+        assert sys.modules["z3"] is None and sys.modules["pysat"] is None
+        sys.exit(code)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == EXIT_OK, done.stdout + done.stderr
+    assert "search certificate search.closed checked" in done.stdout
+
+
+def test_proof_kind_without_proof_and_clausal_in_recompute_are_refused(tmp_path, capsys):
+    dag_file = tmp_path / "p.json"
+    dag_file.write_text(json.dumps(dag_to_dict(pyramid(2))))
+    assert main(["pebble", str(dag_file), "-M", "3", "--proof-kind", "search"]) == 2
+    assert "--proof-kind needs --proof" in capsys.readouterr().err
+    assert main(["pebble", str(dag_file), "-M", "3", "--proof-kind", "clausal", "--proof",
+                 str(tmp_path / "x")]) == 2
+    assert "--proof-kind clausal needs the one-shot variant" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
