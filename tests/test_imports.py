@@ -78,6 +78,7 @@ TRUSTED_BASE = (
     "ioverify.certificate.recheck",
     "ioverify.certificate.reencode",
     "ioverify.certificate.lrat",
+    "ioverify.certificate.closed",
     "ioverify.schemas",
 )
 # What the trusted base must never reach: solvers, the searches and encodings that drive them,

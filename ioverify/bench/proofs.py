@@ -1,11 +1,17 @@
-"""Clausal proofs of one-shot optima (issue 15): matmul(2,2,2) with chain sums at M = 3..6 and
-attention_forward(2, 1) at every M from the smallest feasible one to the one where the optimum is
-the trivial bound.  Per instance: the one-shot optimum and the seconds ``pebble`` takes to find
-it (method auto), the seconds to write its proof (the CNF at budget optimum - 1, CaDiCaL's LRAT
-refutation, trimmed), the CNF's and the proof's sizes, and the seconds ``certificate check``
-takes to re-check the certificate (the CNF re-encoded and compared, the LRAT proof checked in
-pure Python, the schedule replayed).  Wall-clock on whatever machine runs it; ``--quick`` runs
-two instances."""
+"""Proofs a small checker verifies (issue 15): clausal proofs of one-shot optima and search
+certificates of optima in both variants.
+
+Instances: matmul(2,2,2) with chain sums at M = 3..6 and attention_forward(2, 1) at every M from
+the smallest feasible one to the one where the optimum is the trivial bound, in both variants;
+then the largest instances the frontier benchmark settles (attention_backward(1,1) and
+approximate_attention(2,1,1) at every M, and the cells of matmul(2,2,3),
+sparse_forward(causal 3,1) and attention_forward(2,2) that it proves).  Per cell and route: the
+optimum and the seconds ``pebble`` takes to find it (method auto), the seconds to write the
+proof (the CNF at budget optimum - 1 and CaDiCaL's trimmed LRAT refutation; or the exhaustive
+search re-run below the optimum with its own heuristic, keeping its closed configurations), the
+proof's size and items (LRAT lemmas, or closed configurations), and the seconds
+``certificate check`` takes to re-check the certificate (solver-free).  Wall-clock on whatever
+machine runs it; ``--quick`` runs two cells."""
 
 from __future__ import annotations
 
@@ -15,78 +21,129 @@ from pathlib import Path
 
 from ioverify.bench import Rows, machine_line
 
+PROVE_LIMIT = 300.0  # seconds for one proof; past it the row says so
+FIND_LIMIT = 300.0  # seconds for pebble to find the optimum
+
 
 def instances(quick: bool):
-    """(label, dag, memories or None for 'up to the trivial bound')."""
-    from ioverify.dag import attention_forward, matmul
+    """(label, dag, cells): cells is a list of (M, variant), or None for every M from the
+    smallest feasible one to the trivial bound, in both variants."""
+    from ioverify.dag import (approximate_attention, attention_backward, attention_forward,
+                              matmul, sparse_attention_forward)
 
     if quick:
-        return [("matmul(2,2,2)", matmul(2, 2, 2), [6]),
-                ("attention_forward(2,1)", attention_forward(2, 1), [8])]
-    return [("matmul(2,2,2)", matmul(2, 2, 2), [3, 4, 5, 6]),
-            ("attention_forward(2,1)", attention_forward(2, 1), None)]
+        return [("matmul(2,2,2)", matmul(2, 2, 2), [(6, "one-shot"), (6, "recompute")])]
+    both = ("one-shot", "recompute")
+    causal = [[j <= i for j in range(3)] for i in range(3)]
+    return [("matmul(2,2,2)", matmul(2, 2, 2), [(m, v) for m in (3, 4, 5, 6) for v in both]),
+            ("attention_forward(2,1)", attention_forward(2, 1), None),
+            ("attention_backward(1,1)", attention_backward(1, 1), None),
+            ("approximate_attention(2,1,1)", approximate_attention(2, 1, 1), None),
+            ("matmul(2,2,3)", matmul(2, 2, 3), [(5, "one-shot"), (8, "one-shot")]),
+            ("sparse_forward(causal 3,1)", sparse_attention_forward(causal, 1),
+             [(9, "one-shot")]),
+            ("attention_forward(2,2)", attention_forward(2, 2), [(8, "one-shot")])]
 
 
-def measure(dag, memory: int, folder: Path) -> dict:
-    """Find the one-shot optimum, write its proof and certificate to ``folder``, re-check it."""
+def cells(dag, listed):
+    """The (M, variant) cells of an instance, in order."""
+    if listed is not None:
+        yield from listed
+        return
+    from ioverify.game.lemmas import trivial_lower_bound
+
+    trivial = trivial_lower_bound(dag)
+    for variant in ("one-shot", "recompute"):
+        for memory in range(dag.min_memory, len(dag) + 2):
+            yield memory, variant
+            if memory >= len(dag) or _optimum_is(dag, memory, variant, trivial):
+                break
+
+
+def _optimum_is(dag, memory, variant, trivial) -> bool:
+    """Whether the optimum at ``memory`` is the trivial bound (then larger M add nothing)."""
+    from ioverify.game.exhaustive import exhaustive_optimum
+
+    return exhaustive_optimum(dag, memory, variant, below=trivial + 1).optimum == trivial
+
+
+def measure(dag, memory: int, variant: str, folder: Path) -> list[dict]:
+    """Find the optimum, then write and re-check each route's proof of it."""
+    from ioverify.search.pebbling import pebble
+
+    start = time.monotonic()
+    verdict = pebble(dag, memory, variant=variant, timeout=FIND_LIMIT)
+    found = time.monotonic() - start
+    if verdict.status != "optimal":
+        return [{"route": "-", "status": verdict.status, "find": found}]
+    routes = ("clausal", "search") if variant == "one-shot" else ("search",)
+    return [prove(dag, memory, verdict, found, route, folder / route) for route in routes]
+
+
+def prove(dag, memory: int, verdict, found: float, route: str, folder: Path) -> dict:
+    """Write the ``route`` proof of ``verdict``'s optimum with its certificate; re-check it."""
     import json
 
     from ioverify._io import write_text
     from ioverify.certificate.body import pebble_certificate
     from ioverify.certificate.recheck import check_file
-    from ioverify.search.pebbling import pebble
-    from ioverify.search.proof import clausal_proof
+    from ioverify.errors import DeadlineReached
+    from ioverify.search.proof import clausal_proof, search_certificate
     from ioverify.verdict import Evidence, Optimal
 
     start = time.monotonic()
-    verdict = pebble(dag, memory, variant="one-shot")
-    found = time.monotonic() - start
-    if verdict.status != "optimal":
-        return {"status": verdict.status, "find": found}
-    start = time.monotonic()
-    detail = clausal_proof(dag, memory, verdict.io, folder)
+    try:
+        if route == "clausal":
+            detail = clausal_proof(dag, memory, verdict.io, folder, timeout=PROVE_LIMIT)
+        else:
+            detail = search_certificate(dag, memory, verdict.variant, verdict.io, folder,
+                                        timeout=PROVE_LIMIT)
+    except DeadlineReached:
+        return {"route": route, "status": f"no proof in {PROVE_LIMIT:.0f} s", "find": found}
     proving = time.monotonic() - start
+    kind = "clausal-proof" if route == "clausal" else "search-certificate"
     doc = pebble_certificate(dag, "bench.json", memory,
-                             Optimal(verdict.io, verdict.schedule,
-                                     Evidence("clausal-proof", detail), "one-shot"), found, None)
+                             Optimal(verdict.io, verdict.schedule, Evidence(kind, detail),
+                                     verdict.variant), found, None)
     write_text(json.dumps(doc), str(folder / "certificate.json"))
     start = time.monotonic()
     outcome = check_file(folder / "certificate.json")
     checking = time.monotonic() - start
-    return {"status": outcome.outcome, "io": verdict.io, "find": found, "prove": proving,
-            "check": checking, "clauses": detail["clauses"], "variables": detail["variables"],
-            "lemmas": detail["lemmas"],
-            "megabytes": (folder / detail["proof"]).stat().st_size / 1e6}
+    name = detail["proof"] if route == "clausal" else detail["closed"]
+    return {"route": route, "status": outcome.outcome, "io": verdict.io, "find": found,
+            "prove": proving, "check": checking,
+            "items": detail["lemmas"] if route == "clausal" else detail["states"],
+            "megabytes": (folder / name).stat().st_size / 1e6}
 
 
-def row(label: str, memory: int, m: dict) -> str:
+HEADER = (f"{'instance':<29} {'M':>3} {'variant':<9} {'route':<7} {'I/O':>4} {'find s':>7} "
+          f"{'prove s':>7} {'items':>8} {'MB':>7} {'check s':>7} {'ratio':>6}")
+
+
+def row(label: str, memory: int, variant: str, m: dict) -> str:
+    head = f"{label:<29} {memory:>3} {variant:<9} {m['route']:<7}"
     if m["status"] != "accepted":
-        return f"{label:<24} {memory:>3} {m['status']}"
-    return (f"{label:<24} {memory:>3} {m['io']:>4} {m['find']:>7.1f} {m['prove']:>7.1f} "
-            f"{m['variables']:>7} {m['clauses']:>7} {m['lemmas']:>8} {m['megabytes']:>7.1f} "
-            f"{m['check']:>7.1f} {m['check'] / (m['find'] + m['prove']):>6.2f}")
+        return f"{head} {m['status']} (find {m['find']:.1f} s)"
+    return (f"{head} {m['io']:>4} {m['find']:>7.1f} {m['prove']:>7.1f} {m['items']:>8} "
+            f"{m['megabytes']:>7.2f} {m['check']:>7.1f} "
+            f"{m['check'] / (m['find'] + m['prove']):>6.2f}")
 
 
 def run(quick: bool = False, out: Rows | None = None) -> int:
-    from ioverify.game.lemmas import trivial_lower_bound
+    from ioverify.errors import EXIT_CODES
 
     out = out or Rows()
     out.note(machine_line())
-    out.note(f"{'instance':<24} {'M':>3} {'I/O':>4} {'find s':>7} {'prove s':>7} {'vars':>7} "
-          f"{'clauses':>7} {'lemmas':>8} {'LRAT MB':>7} {'check s':>7} {'ratio':>6}")
+    out.note(HEADER)
     worst = 0
-    for label, dag, memories in instances(quick):
-        trivial = trivial_lower_bound(dag)
-        for memory in range(dag.min_memory, len(dag) + 2):
-            if memories is not None and memory not in memories:
-                continue
+    for label, dag, listed in instances(quick):
+        for memory, variant in cells(dag, listed):
             with tempfile.TemporaryDirectory() as folder:
-                m = measure(dag, memory, Path(folder))
-            figures = {k: round(v, 3) if isinstance(v, float) else v for k, v in m.items()
-                       if k != "status"}
-            out.row("proofs", m["status"], row(label, memory, m), instance=label,
-                    memory=memory, **figures)
-            worst = max(worst, 0 if m["status"] == "accepted" else 3)
-            if (memories is not None and memory >= max(memories)) or m.get("io") == trivial:
-                break
+                for m in measure(dag, memory, variant, Path(folder)):
+                    figures = {k: round(v, 3) if isinstance(v, float) else v
+                               for k, v in m.items() if k != "status"}
+                    status = m["status"] if m["status"] in EXIT_CODES else "unknown"
+                    out.row("proofs", status, row(label, memory, variant, m), instance=label,
+                            memory=memory, variant=variant, **figures)
+                    worst = max(worst, EXIT_CODES[status])
     return worst
