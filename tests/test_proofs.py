@@ -322,3 +322,29 @@ def test_proof_path_that_is_a_file_is_refused_before_the_search(tmp_path, capsys
     assert main(["pebble", str(dag_file), "-M", "3", "--one-shot", "--proof",
                  str(tmp_path / "taken")]) == 2
     assert "--proof" in capsys.readouterr().err and (tmp_path / "taken").read_text() == ""
+
+
+def _pigeonhole(holes: int) -> list[tuple[int, ...]]:
+    """holes + 1 pigeons in ``holes`` holes: unsatisfiable, and exponentially hard for CDCL."""
+    var = lambda p, h: p * holes + h + 1  # noqa: E731
+    clauses = [tuple(var(p, h) for h in range(holes)) for p in range(holes + 1)]
+    clauses += [(-var(p, h), -var(q, h)) for h in range(holes)
+                for p in range(holes + 1) for q in range(p + 1, holes + 1)]
+    return clauses
+
+
+def test_refutation_stops_at_its_timeout():
+    """CaDiCaL's solve holds the interpreter lock: the timeout must stop it all the same."""
+    pytest.importorskip("pysat")
+    import time
+
+    from ioverify.solve.proof import available, refute
+
+    if not available():
+        pytest.skip("no CaDiCaL 1.9.5 in PySAT")
+    start = time.monotonic()
+    answer, reason = refute(_pigeonhole(12), timeout=1.0)
+    assert (answer, reason) == ("unknown", "timeout")
+    assert time.monotonic() - start < 5
+    answer, proof = refute(_pigeonhole(3), timeout=60)
+    assert answer == "unsat" and proof.splitlines()[-1].split()[1] == "0"

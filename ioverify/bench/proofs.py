@@ -21,8 +21,8 @@ from pathlib import Path
 
 from ioverify.bench import Rows, machine_line
 
-PROVE_LIMIT = 300.0  # seconds for one proof; past it the row says so
-FIND_LIMIT = 300.0  # seconds for pebble to find the optimum
+PROVE_LIMIT = 120.0  # seconds for one proof; past it the row says so
+FIND_LIMIT = 120.0  # seconds for pebble to find the optimum
 
 
 def instances(quick: bool):
