@@ -56,6 +56,8 @@ search stops with the level it had proved.  Pure Python, no solver (trusted base
 
 from __future__ import annotations
 
+import re
+
 from ioverify.dag.model import DAG
 from ioverify.game.exhaustive import INFINITY, _Search, restricted_optimum
 from ioverify.game.rules import Variant
@@ -154,12 +156,16 @@ class AbstractionBound:
 # --- partitions ---------------------------------------------------------------------------------
 
 def parts_of(dag: DAG, max_vertices: int = PART_MAX_VERTICES) -> list[int]:
-    """A partition of ``dag``'s useful vertices into parts (vertex masks) for the bound: the
-    connected pieces of the non-input vertices (for attention forward, the query rows), each
-    input in the piece of its first successor.  A piece larger than ``max_vertices`` is split by
-    the first output its vertices reach.  Any partition gives a valid bound (module docstring);
-    this one only aims at a strong one.  Empty if there is only one part (then the bound is
-    the game itself)."""
+    """A partition of ``dag``'s useful vertices into parts (vertex masks) for the bound: for an
+    attention backward DAG (recognised by its vertex names) whose rows fit in ``max_vertices``,
+    its query rows (``attention_backward_rows``); else the connected pieces of the non-input
+    vertices (for attention forward, the query rows), each input in the piece of its first
+    successor, a piece larger than ``max_vertices`` split by the first output its vertices
+    reach.  Any partition gives a valid bound (module docstring); this one only aims at a
+    strong one.  Empty if there is only one part (then the bound is the game itself)."""
+    rows = attention_backward_rows(dag, max_vertices)
+    if rows is not None:
+        return rows if len(rows) > 1 else []
     useful = set(dag.useful)
     pieces = _pieces(dag, useful)
     parts = []
@@ -172,6 +178,86 @@ def parts_of(dag: DAG, max_vertices: int = PART_MAX_VERTICES) -> list[int]:
     if len(parts) <= 1:
         return []
     return [sum(1 << v for v in part) for part in parts]
+
+
+# Vertex labels of the attention backward families (``ioverify.dag.attention``,
+# ``sparse_attention_backward``) with their number of indices: those of a query row i (first
+# index i), and those of a key j (first index j; the products ``dK*[j,i,l]``, ``dV*[j,i,l]`` of
+# the key sums are also of query i).
+_QUERY_LABELS = {"Q": 2, "O": 2, "dO": 2, "L": 1, "D": 1, "D*": 2, "S": 2, "S*": 3, "S-L": 2,
+                 "P": 2, "dP": 2, "dP*": 3, "dP-D": 2, "dS": 2, "dQ": 2, "dQ*": 3}
+_KEY_LABELS = {"K": 2, "V": 2, "dK": 2, "dV": 2, "dK*": 3, "dV*": 3}
+_NAME = re.compile(r"([^\[\]]+)\[(\d+(?:,\d+)*)\](?:~\d+)?")
+
+
+def attention_backward_rows(dag: DAG, max_vertices: int = PART_MAX_VERTICES) -> list[int] | None:
+    """The query-row partition of an attention backward DAG (vertex masks), or None if ``dag``'s
+    names are not those of ``attention_backward`` / ``sparse_attention_backward`` or a row has
+    more than ``max_vertices`` vertices.
+
+    Row i holds every vertex of query row i (its inputs Q, O, dO, L, then D, S, P, dP, dS and
+    the dQ sums, with their products and partial sums).  The key sums dK[j,*] and dV[j,*] are
+    shared by all rows: they go, with key j's inputs K[j,*] and V[j,*], to key j's HOME row, j
+    itself if query j attends key j (always in the dense family), else the first query that
+    does; so do the products dK*[j,i,*] of every query i and the products dV*[j,i,*] of the
+    home row i only.  In the home row's restricted game the other rows' dS entering the dK
+    products are free, but the products still take red pebbles while they are summed; the
+    other rows' dV products are left out because with them the rows of attention_backward(2,1)
+    need about 200,000 configurations (RESTRICTED_MAX_STATES) at M = 3 against 70,000 without,
+    for a start value higher only at M = 3 (44 against 42, one-shot).  Each row then keeps only
+    the vertices that reach one of its outputs within it (the others cost nothing in its
+    restricted game).  Leaving vertices out is sound ("Fewer vertices", module docstring), and
+    the rows are disjoint by construction, so the bound over them is sound whatever the DAG
+    really computes; the names only steer its strength."""
+    query_of: dict[int, int] = {}
+    key_of: dict[int, int] = {}
+    term_of: dict[int, int] = {}  # a dV*[j,i,l] product -> its query i
+    attends: dict[int, set[int]] = {}  # key j -> the queries with an S[i,j]
+    for v, name in enumerate(dag.names):
+        match = _NAME.fullmatch(name)
+        if match is None:
+            return None
+        label, index = match.group(1), [int(x) for x in match.group(2).split(",")]
+        if _QUERY_LABELS.get(label) == len(index):
+            query_of[v] = index[0]
+            if label == "S":
+                attends.setdefault(index[1], set()).add(index[0])
+        elif _KEY_LABELS.get(label) == len(index):
+            key_of[v] = index[0]
+            if label == "dV*":
+                term_of[v] = index[1]
+        else:
+            return None
+    if not any(dag.names[o].startswith(("dQ[", "dK[", "dV[")) for o in dag.outputs):
+        return None
+    home = {j: j if j in queries else min(queries) for j, queries in attends.items()}
+    rows: dict[int, int] = {}
+    useful = set(dag.useful)
+    for v in useful:
+        if v in query_of:
+            row = query_of[v]
+        elif key_of.get(v) in home:
+            row = home[key_of[v]]
+            if term_of.get(v, row) != row:
+                continue  # another query's dV product: left out
+        else:
+            continue  # a key no query attends: its inputs feed nothing useful
+        rows[row] = rows.get(row, 0) | 1 << v
+    parts = [_reaching_outputs(dag, part) for _, part in sorted(rows.items())]
+    parts = [part for part in parts if part]
+    if any(part.bit_count() > max_vertices for part in parts):
+        return None
+    return parts
+
+
+def _reaching_outputs(dag: DAG, part: int) -> int:
+    """The vertices of ``part`` with a path within ``part`` to an output in ``part``."""
+    keep = 0
+    outputs = dag.is_output
+    for v in reversed(range(len(dag))):
+        if part >> v & 1 and (outputs[v] or any(keep >> s & 1 for s in dag.succs[v])):
+            keep |= 1 << v
+    return keep
 
 
 def _pieces(dag: DAG, useful: set[int]) -> list[list[int]]:
@@ -238,8 +324,10 @@ def split_part(dag: DAG, part: int) -> list[int]:
 
 
 def root_bound(dag: DAG, memory: int, variant: Variant, parts: list[int] | None = None,
-               deadline: float | None = None) -> float:
+               deadline: float | None = None, nested: bool = True) -> float:
     """The bound at the start configuration (inputs blue, nothing red): a lower bound on the
-    optimal I/O of the game itself (module docstring)."""
+    optimal I/O of the game itself (module docstring).  ``nested=False``: the flat bound, as
+    ``pebble`` uses it (the same value, often sooner)."""
     parts = parts_of(dag) if parts is None else parts
-    return AbstractionBound(dag, memory, variant, parts, deadline=deadline).root(dag)
+    return AbstractionBound(dag, memory, variant, parts, deadline=deadline,
+                            nested=nested).root(dag)
