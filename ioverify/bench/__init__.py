@@ -20,6 +20,7 @@ SUITES = {
     "curve": "ioverify.bench.curve",
     "peer": "ioverify.bench.peer",
     "frontier": "ioverify.bench.frontier",
+    "maxsat": "ioverify.bench.maxsat",
 }
 
 

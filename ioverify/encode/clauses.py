@@ -42,6 +42,21 @@ def one_shot_clauses(dag: DAG, memory: int, budget: int) -> tuple[list[str], lis
     return _canonical(named)
 
 
+def one_shot_rule_clauses(dag: DAG, memory: int) -> tuple[list[str], list[list[int]], list[str]]:
+    """The one-shot query of ``one_shot_clauses`` without the I/O budget: the names and
+    canonical clauses of every rule of the game with the exact horizon (the hard part of a MaxSAT
+    formulation, ``ioverify bench maxsat``), and the names of the load and store variables whose
+    count is the I/O.  Every one-shot schedule of I/O b gives a model with at most b of them
+    true, so a lower bound on that count is one on the one-shot optimum."""
+    steps = sum(1 for v in dag.useful if not dag.is_input[v])
+    enc = pebbling.encode(dag, memory, ONE_SHOT, steps)
+    named = []
+    for constraint in enc.constraints:
+        named += constraint_clauses(constraint)
+    names, clauses = _canonical(named)
+    return names, clauses, [str(c) for c in enc.cost]
+
+
 def one_shot_dimacs(dag: DAG, memory: int, budget: int) -> str:
     """The DIMACS text of ``one_shot_clauses``."""
     return dimacs(*one_shot_clauses(dag, memory, budget))
