@@ -45,26 +45,13 @@ def instances(quick: bool):
             ("attention_forward(2,2)", attention_forward(2, 2), [(8, "one-shot")])]
 
 
-def cells(dag, listed):
-    """The (M, variant) cells of an instance, in order."""
+def plan(dag, listed) -> list[tuple[str, range | list[int]]]:
+    """(variant, memories) to run in order; for every M (``listed`` None) the caller stops a
+    variant at the first M whose optimum is the trivial bound (larger M add nothing)."""
     if listed is not None:
-        yield from listed
-        return
-    from ioverify.game.lemmas import trivial_lower_bound
-
-    trivial = trivial_lower_bound(dag)
-    for variant in ("one-shot", "recompute"):
-        for memory in range(dag.min_memory, len(dag) + 2):
-            yield memory, variant
-            if memory >= len(dag) or _optimum_is(dag, memory, variant, trivial):
-                break
-
-
-def _optimum_is(dag, memory, variant, trivial) -> bool:
-    """Whether the optimum at ``memory`` is the trivial bound (then larger M add nothing)."""
-    from ioverify.game.exhaustive import exhaustive_optimum
-
-    return exhaustive_optimum(dag, memory, variant, below=trivial + 1).optimum == trivial
+        return [(variant, [memory]) for memory, variant in listed]
+    return [(variant, range(dag.min_memory, len(dag) + 1)) for variant in ("one-shot",
+                                                                             "recompute")]
 
 
 def measure(dag, memory: int, variant: str, folder: Path) -> list[dict]:
@@ -131,19 +118,25 @@ def row(label: str, memory: int, variant: str, m: dict) -> str:
 
 def run(quick: bool = False, out: Rows | None = None) -> int:
     from ioverify.errors import EXIT_CODES
+    from ioverify.game.lemmas import trivial_lower_bound
 
     out = out or Rows()
     out.note(machine_line())
     out.note(HEADER)
     worst = 0
     for label, dag, listed in instances(quick):
-        for memory, variant in cells(dag, listed):
-            with tempfile.TemporaryDirectory() as folder:
-                for m in measure(dag, memory, variant, Path(folder)):
+        trivial = trivial_lower_bound(dag)
+        for variant, memories in plan(dag, listed):
+            for memory in memories:
+                with tempfile.TemporaryDirectory() as folder:
+                    measured = measure(dag, memory, variant, Path(folder))
+                for m in measured:
                     figures = {k: round(v, 3) if isinstance(v, float) else v
                                for k, v in m.items() if k != "status"}
                     status = m["status"] if m["status"] in EXIT_CODES else "unknown"
                     out.row("proofs", status, row(label, memory, variant, m), instance=label,
                             memory=memory, variant=variant, **figures)
                     worst = max(worst, EXIT_CODES[status])
+                if measured[0].get("io") == trivial:
+                    break
     return worst

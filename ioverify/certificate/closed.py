@@ -282,6 +282,7 @@ def _bits(mask: int) -> list[int]:
 
 
 def _subsets(mask: int):
+    """Every subset of ``mask``; the search has its own (this module imports none of it)."""
     sub = 0
     while True:
         yield sub

@@ -140,7 +140,7 @@ def _single(args) -> int:
                                   max_states=state_cap(args.method, args.max_states))
     code = exit_code(verdict)
     if args.proof is not None:
-        doc["proof"] = write_proof(args, dag, verdict, start)
+        doc["proof"] = write_proof(args, dag, verdict, start, _proof_kind(args, variant))
         if not doc["proof"]["written"] and code == 0:
             code = 3  # asked for a proof, got none: inconclusive
     if args.json:
@@ -191,18 +191,15 @@ def _check_proof_folder(folder, variant, kind: str = "clausal") -> None:
 CERTIFICATE_FILE = "certificate.json"
 
 
-def write_proof(args, dag, verdict, start: float) -> dict:
-    """The proof (clausal, or a search certificate: ``_proof_kind``) of the lower bound
+def write_proof(args, dag, verdict, start: float, kind: str) -> dict:
+    """The proof (``kind`` clausal, or search: a search certificate) of the lower bound
     ``verdict`` proves (its optimum, its verified bound, or the lower end of its bracket),
     written with its certificate to ``args.proof`` and re-checked there; a record of what was
     written (``written`` False and a ``reason`` if nothing was)."""
     from pathlib import Path
 
     from ioverify.errors import DeadlineReached, InternalError
-    from ioverify.game.rules import require_variant
     from ioverify.search.proof import clausal_proof, search_certificate
-
-    kind = _proof_kind(args, require_variant(verdict.variant, {verdict.variant}, "--proof"))
 
     lower, claim = _proved_lower_bound(verdict)
     if lower is None or lower < 1:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import tempfile
 
 from ioverify.errors import InternalError
@@ -51,10 +52,15 @@ def refute(clauses, timeout: float | None = None) -> tuple[str, str]:
         out = os.path.join(folder, "answer")
         child = context.Process(target=_refute_to_file, args=(clauses, out), daemon=True)
         child.start()
-        child.join(max(timeout, 0.001))
-        if child.is_alive():
-            child.kill()
-            child.join()
+        timed_out = True  # until the join below returns with the child ended
+        try:
+            child.join(max(timeout, 0.001))
+            timed_out = child.is_alive()
+        finally:  # the deadline, or Ctrl-C / SIGTERM in this process: the child goes too
+            if child.is_alive():
+                child.kill()
+                child.join()
+        if timed_out:
             return "unknown", "timeout"
         if child.exitcode != 0 or not os.path.exists(out):
             raise InternalError(f"the proof-producing solver's process ended with exit code "
@@ -65,7 +71,9 @@ def refute(clauses, timeout: float | None = None) -> tuple[str, str]:
 
 
 def _refute_to_file(clauses, path: str) -> None:
-    """``_refute_here`` in a child process: the status, then the proof, written to ``path``."""
+    """``_refute_here`` in a child process: the status, then the proof, written to ``path``.
+    Ctrl-C is the parent's to handle (it kills this process), not a traceback here."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     status, text = _refute_here(clauses)
     with open(path + ".part", "w", encoding="ascii") as out:
         out.write(status + "\n" + text)
