@@ -100,7 +100,6 @@ INFINITY = float("inf")
 # a thousand vertices one expansion takes a tenth of a second, and its heuristic values a
 # millisecond each.
 _CHECK_CLOCK_EVERY = 64  # successors
-_WIDEN_AFTER = 32768  # expansions before the symmetry tables widen
 _MEMO_MAX = 1 << 22  # heuristic values remembered (about 0.5 GiB); then the memo starts over
 
 
@@ -390,8 +389,6 @@ class _Search:
             closed.add(key)
             if deadline is not None and time.monotonic() > deadline:
                 return None, len(info), "deadline reached", queue.f
-            if len(closed) == _WIDEN_AFTER:
-                self.symmetry.widen()
             if self.output_mask & ~(key | key >> n) & full == 0:  # N7: a goal
                 found = self._schedule(key, info) if start_state is None else _path(key, info)
                 return (queue.f, found), len(info), "", queue.f
@@ -515,9 +512,6 @@ class _NoSymmetry:
     def canonical(self, key: int) -> int:
         return key
 
-    def widen(self) -> None:
-        pass
-
 
 class _Queue:
     """A bucket queue on f = g + h, and within one f on h, lowest first: among states of equal
@@ -574,8 +568,14 @@ class _Symmetry:
     of the same I/O and normal form, fixes the start and the goals, and preserves the
     heuristic, so the optimal cost from a configuration equals that from its image: the search
     may store one canonical key (the smallest image) per orbit.  A key has ``parts`` bitmasks
-    of n bits (red, blue, fresh and, in one-shot, computed); each is permuted by tables over
-    8-bit chunks, widened to 16-bit chunks in a long search."""
+    of n bits (red, blue, fresh and, in one-shot, computed), each permuted alike.
+
+    A permutation is applied as a few shifts: the vertices v with the same offset
+    perm[v] - v form one mask (repeated in every part), and the image is the OR of each mask's
+    bits of the key shifted by its offset.  The DAG families number their vertices in regular
+    blocks, so an automorphism has few offsets (3 to 20 on attention_forward(2,2), whose keys
+    have 184 bits), and the image costs a few big-integer operations instead of a table look-up
+    per byte."""
 
     MAX_GROUP = 64  # larger groups cost more per state than they save: then none is used
 
@@ -587,13 +587,10 @@ class _Symmetry:
         group = symmetry.checked_automorphisms(dag, self.MAX_GROUP, deadline)
         identity = tuple(range(n))
         self.group = [perm for perm in group if perm != identity]
-        self.chunk = 8  # bits per table lookup; ``widen`` moves to 16 for long searches
-        self.narrow = [_byte_tables(perm, n * parts, deadline) for perm in self.group]
-        if None in self.narrow:  # the deadline passed: no symmetry, as for a large group
-            self.group, self.narrow = [], []
-        self.tables = self.narrow
-
-    WIDE_TABLES = 24  # 16-bit tables built at most (each about 2.5 MB and 0.03 s to build)
+        self.moves = [_shift_moves(perm, parts, deadline) for perm in self.group]
+        if None in self.moves:  # the deadline passed: no symmetry, as for a large group
+            self.group, self.moves = [], []
+        self.canonical = _compiled_canonical(self.moves)
 
     def keep_only(self, keep) -> None:
         """Keep the automorphisms g with ``keep(g)`` (the caller's guarantee: they form a
@@ -601,83 +598,62 @@ class _Symmetry:
         before the search starts."""
         kept = [i for i, perm in enumerate(self.group) if keep(perm)]
         self.group = [self.group[i] for i in kept]
-        self.narrow = [self.narrow[i] for i in kept]
-        self.tables = self.narrow
-        self.chunk = 8
-
-    def widen(self) -> None:
-        """Tables over 16-bit chunks: half the lookups, worth their build time only in a long
-        search and for a small group."""
-        chunks = -(-self.n * self.parts // 16)
-        if self.chunk == 8 and self.group and len(self.group) * chunks <= self.WIDE_TABLES:
-            self.tables = [_wide_tables(narrow) for narrow in self.narrow]
-            self.chunk = 16
-
-    def canonical(self, key: int) -> int:
-        best = key
-        chunk = self.chunk
-        mask = (1 << chunk) - 1
-        for tables in self.tables:
-            image = 0
-            rest = key
-            for table in tables:
-                image |= table[rest & mask]
-                rest >>= chunk
-            if image < best:
-                best = image
-        return best
+        self.moves = [self.moves[i] for i in kept]
+        self.canonical = _compiled_canonical(self.moves)
 
     def mapping(self, canonical_key: int, actual: int):
         """A function on masks of n bits applying an automorphism g with g(canonical) = actual
         (the identity if they are equal; the group is closed, so g exists)."""
         if canonical_key == actual:
             return lambda mask: mask
-        for tables in self.narrow:
-            if _apply(tables, canonical_key) == actual:  # a mask of n bits maps within part 0
-                return lambda mask, tables=tables: _apply(tables, mask)
+        for moves in self.moves:
+            if _apply(moves, canonical_key) == actual:  # a mask of n bits maps within part 0
+                return lambda mask, moves=moves: _apply(moves, mask)
         raise InternalError("exhaustive search: no automorphism maps a canonical state to the "
                             "state reached")
 
 
-def _wide_tables(low: list[list[int]]) -> list[list[int]]:
-    """Tables over 16-bit chunks built from the 8-bit tables of ``_byte_tables``."""
-    tables = []
-    for i in range(0, len(low), 2):
-        first = low[i]
-        second = low[i + 1] if i + 1 < len(low) else [0] * 256
-        tables.append([first[x & 0xFF] | second[x >> 8] for x in range(1 << 16)])
-    return tables
-
-
-def _byte_tables(perm: tuple[int, ...], width: int,
-                 deadline: float | None = None) -> list[list[int]] | None:
-    """Tables mapping each byte of a ``width``-bit key to the image of its bits, the key being
-    ``width // n`` masks of n = len(perm) bits, each permuted by ``perm``; None if ``deadline``
-    passes first (a DAG of 10^5 vertices needs a minute of tables per automorphism)."""
+def _shift_moves(perm: tuple[int, ...], parts: int, deadline: float | None = None):
+    """``perm`` as (lefts, rights): (mask, shift) pairs whose shifted masked keys OR to the
+    image of a key of ``parts`` masks of n = len(perm) bits; None if ``deadline`` passes."""
     n = len(perm)
-    tables = []
-    for base in range(0, width, 8):
-        if deadline is not None and base % 2048 == 0 and time.monotonic() > deadline:
+    by_offset: dict[int, list[int]] = {}
+    for v in range(n):
+        if deadline is not None and v % 4096 == 0 and time.monotonic() > deadline:
             return None
-        table = [0] * 256
-        for byte in range(256):
-            image = 0
-            for i in range(8):
-                bit = base + i
-                if byte >> i & 1 and bit < width:
-                    part, v = divmod(bit, n)
-                    image |= 1 << (part * n + perm[v])
-            table[byte] = image
-        tables.append(table)
-    return tables
+        by_offset.setdefault(perm[v] - v, []).append(v)
+    lefts, rights = [], []
+    for offset, vertices in sorted(by_offset.items()):
+        mask = _mask_of(vertices, n)
+        repeated = sum(mask << (part * n) for part in range(parts))
+        (lefts if offset >= 0 else rights).append((repeated, abs(offset)))
+    return lefts, rights
 
 
-def _apply(tables: list[list[int]], key: int) -> int:
-    """The image of ``key`` under 8-bit tables (``_byte_tables``)."""
+def _compiled_canonical(moves):
+    """The function key -> the smallest of key and its images under ``moves``, as straight-line
+    code: one expression per automorphism, its masks and shifts written in as constants (a
+    loop over the same pairs costs twice as long, mostly in the interpreter's own overhead)."""
+    lines = ["def canonical(key):", "    best = key"]
+    for lefts, rights in moves:
+        terms = [f"((key & {mask:#x}) << {shift})" for mask, shift in lefts]
+        terms += [f"((key & {mask:#x}) >> {shift})" for mask, shift in rights]
+        lines += [f"    image = {' | '.join(terms)}", "    if image < best:",
+                  "        best = image"]
+    lines.append("    return best")
+    scope: dict = {}
+    exec(compile("\n".join(lines), "<canonical>", "exec"), scope)  # noqa: S102 (our own text)
+    return scope["canonical"]
+
+
+def _apply(moves, key: int) -> int:
+    """The image of ``key`` under the shift moves of ``_shift_moves``."""
+    lefts, rights = moves
     image = 0
-    for table in tables:
-        image |= table[key & 0xFF]
-        key >>= 8
+    for mask, shift in lefts:
+        image |= (key & mask) << shift
+    for mask, shift in rights:
+        image |= (key & mask) >> shift
     return image
 
 
