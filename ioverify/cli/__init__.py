@@ -18,6 +18,7 @@ import sys
 import threading
 from contextlib import contextmanager
 
+from ioverify import _signals
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
                              EXIT_TERMINATED, IOVerifyError)
 
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return EXIT_BAD_INPUT
-    with _terminate_as_interrupt():
+    with _terminate_as_interrupt(), _signals.watch():
         return _dispatch(handler, args)
 
 

@@ -24,6 +24,7 @@ import threading
 import time
 from typing import Callable, Protocol
 
+from ioverify import _signals
 from ioverify.errors import DeadlineReached, InternalError
 
 SOLVER = "glucose4"
@@ -114,7 +115,7 @@ class SatQuery:
         self.model: set[int] = set()
         self.reason = ""
         self.propagations = propagations
-        self.interrupted = False
+        self.interrupted = ""
 
     CHUNK = 10_000  # clauses added between two looks at the clock
     TOTALIZER_CHUNK = 20_000  # about as many totalizer clauses built between two looks
@@ -159,22 +160,21 @@ class SatQuery:
         elif self.totalizer is not None and budget < len(self.totalizer.lits):
             raise InternalError(f"budget {budget} above the totalizer's bound "
                                 f"{len(self.totalizer.rhs) - 1}")
-        done, thread = threading.Event(), None
-        self.interrupted = False
+        done = threading.Event()
+        self.interrupted = ""
         if self.propagations is not None:
             self.solver.prop_budget(self.propagations)  # counted from now: per call
-        if timeout is not None:
-            thread = threading.Thread(target=self._interrupter, args=(timeout, done), daemon=True)
-            thread.start()
+        # Always there: Ctrl-C and SIGTERM reach the solver through it (``ioverify._signals``).
+        thread = threading.Thread(target=self._interrupter, args=(timeout, done), daemon=True)
+        thread.start()
         try:
             answer = self.solver.solve_limited(assumptions=assume, expect_interrupt=True)
         finally:
             done.set()
-            if thread is not None:
-                thread.join()
-                self.solver.clear_interrupt()
+            thread.join()
+            self.solver.clear_interrupt()
         if answer is None:
-            self.reason = "timeout" if self.interrupted else (
+            self.reason = self.interrupted or (
                 f"work budget reached ({self.propagations} propagations per solver call, "
                 f"the SAT back end's rlimit)")
             return "unknown"
@@ -183,14 +183,20 @@ class SatQuery:
             return "sat"
         return "unsat"
 
-    def _interrupter(self, timeout: float, done: threading.Event) -> None:
-        """Interrupt the solver after ``timeout`` seconds, and keep interrupting until it
-        returns (an interrupt sent before the solve call starts would otherwise be lost)."""
-        if done.wait(timeout):
-            return
-        while not done.wait(0.05):
-            self.interrupted = True
-            self.solver.interrupt()
+    POLL = _signals.POLL  # seconds between two looks at the clock and at ``_signals.STOP``
+
+    def _interrupter(self, timeout: float | None, done: threading.Event) -> None:
+        """Interrupt the solver once ``timeout`` seconds have passed or SIGINT or SIGTERM has
+        arrived, and keep interrupting until it returns (an interrupt sent before the solve
+        call starts would otherwise be lost)."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while not done.wait(self.POLL):
+            if _signals.STOP.is_set():
+                self.interrupted = "interrupted by a signal"
+            elif end is not None and time.monotonic() >= end:
+                self.interrupted = "timeout"
+            if self.interrupted:
+                self.solver.interrupt()
 
     def value(self, var) -> bool:
         """The model's value of a Z3 Boolean (False if the CNF does not mention it)."""

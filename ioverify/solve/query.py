@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ioverify import _signals
+
 DEFAULT_SEED = 0
 
 
@@ -56,6 +58,9 @@ class Query:
         self.ctx = z.Context()
         self.solver = z.SolverFor(self.logic, ctx=self.ctx) if self.logic else z.Solver(ctx=self.ctx)
         self.solver.set("random_seed", self.seed)
+        # Z3's own Ctrl-C handler would turn Ctrl-C into an "unknown" and let the command go
+        # on; Python's handler is kept instead, and ``_signals`` interrupts the check.
+        self.solver.set("ctrl_c", False)
         if self.rlimit is not None:
             self.solver.set("rlimit", self.rlimit)
         if self.timeout_ms is not None:
@@ -64,7 +69,8 @@ class Query:
     def check(self, *assumptions) -> str:
         """``"sat"``, ``"unsat"`` or ``"unknown"``."""
         before = self.work_done()
-        answer = str(self.solver.check(*assumptions))
+        with _signals.interrupting(self.ctx.interrupt):  # Ctrl-C and SIGTERM reach Z3
+            answer = str(self.solver.check(*assumptions))
         self.last_work = self.work_done() - before
         return answer
 

@@ -1,0 +1,82 @@
+"""Ctrl-C and SIGTERM for solvers working in C.
+
+Python runs a signal handler only in the main thread, between two bytecodes: while the main
+thread is inside a solver's C code (Glucose's ``solve_limited`` can run for minutes), SIGINT and
+SIGTERM wait for it to return.  ``watch()`` closes that gap: the interpreter's own C-level
+handler writes each signal's number to a socket at once (``signal.set_wakeup_fd``), a daemon
+thread reading that socket sets ``STOP``, and a solver's interrupter thread, which polls
+``STOP``, interrupts the solver.  The solve call then returns, and the Python handler runs as
+usual (KeyboardInterrupt, or the CLI's SIGTERM handler).
+
+Standard library only, and nothing happens unless ``watch()`` was called (the CLI calls it for
+the duration of a command): a library user's own signal handling is left alone.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import threading
+from contextlib import contextmanager
+from typing import Callable
+
+STOP = threading.Event()  # SIGINT or SIGTERM has arrived: solvers stop
+_STOPPING = frozenset({signal.SIGINT, signal.SIGTERM})
+POLL = 0.05  # seconds between two looks at STOP
+
+
+@contextmanager
+def watch():
+    """Route SIGINT and SIGTERM to ``STOP`` as they arrive, inside the block.  Outside the main
+    thread (where wake-up sockets cannot be set) it does nothing."""
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    try:
+        previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except ValueError:  # not the main thread
+        reader.close()
+        writer.close()
+        yield
+        return
+    relay = threading.Thread(target=_relay, args=(reader,), name="ioverify-signals",
+                             daemon=True)
+    relay.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        writer.close()  # the relay reads end-of-file and stops
+        relay.join(timeout=1)
+        reader.close()
+
+
+def _relay(reader: socket.socket) -> None:
+    while True:
+        try:
+            data = reader.recv(64)
+        except OSError:
+            return
+        if not data:
+            return
+        if any(number in _STOPPING for number in data):
+            STOP.set()
+
+
+@contextmanager
+def interrupting(interrupt: Callable[[], None]):
+    """While the block runs (a solver call in C), call ``interrupt()`` once ``STOP`` is set,
+    and again every POLL seconds until the block ends."""
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.wait(POLL):
+            if STOP.is_set():
+                interrupt()
+
+    thread = threading.Thread(target=poll, name="ioverify-interrupt", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
