@@ -40,6 +40,7 @@ def watch():
         return
     relay = threading.Thread(target=_relay, args=(reader,), name="ioverify-signals",
                              daemon=True)
+    STOP.clear()  # a signal of an earlier block, handled there, stops nothing here
     relay.start()
     try:
         yield
@@ -48,6 +49,16 @@ def watch():
         writer.close()  # the relay reads end-of-file and stops
         relay.join(timeout=1)
         reader.close()
+        STOP.clear()
+
+
+def forget() -> None:
+    """In a forked child: stop writing signals to the parent's wake-up socket (the child's
+    signals are its own; the parent must not take them for its Ctrl-C)."""
+    try:
+        signal.set_wakeup_fd(-1)
+    except ValueError:  # not the main thread
+        pass
 
 
 def _relay(reader: socket.socket) -> None:

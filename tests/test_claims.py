@@ -71,12 +71,15 @@ def test_shipped_claims_load():
 
 
 def test_a_typo_stops_check_before_any_obligation_runs(tmp_path, capsys, monkeypatch):
-    from ioverify.claims import run
+    from ioverify.claims import check, run
 
     def must_not_run(*args, **kwargs):
         raise AssertionError("an obligation ran before the claims were validated")
 
+    # Both names: ``check`` binds ``run`` when first imported, which must not happen here
+    # (it would keep the patched function for the tests that follow).
     monkeypatch.setattr(run, "run", must_not_run)
+    monkeypatch.setattr(check, "run", must_not_run)
     path = tmp_path / "typo_claims.py"
     path.write_text(textwrap.dedent(f"""
         from ioverify.claims import Claim, exact_search

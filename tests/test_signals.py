@@ -71,3 +71,25 @@ def test_watching_outside_the_main_thread_changes_nothing():
     thread.start()
     thread.join()
     assert seen == [False]
+
+
+def test_a_signal_handled_in_one_command_stops_nothing_in_the_next():
+    """The flag lives as long as the command that saw the signal: a library user who catches
+    KeyboardInterrupt and goes on does not find every later solve interrupted."""
+    import os
+    import signal
+
+    from ioverify import _signals
+
+    seen = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _signals.watch():
+                os.kill(os.getpid(), signal.SIGINT)
+                assert _signals.STOP.wait(5)  # set by the relay thread, not by the handler
+                assert seen == [signal.SIGINT]
+                raise KeyboardInterrupt  # as the default handler would
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert not _signals.STOP.is_set()

@@ -21,6 +21,7 @@ import os
 import signal
 import tempfile
 
+from ioverify import _signals
 from ioverify.errors import InternalError
 
 SOLVER = "cadical195"
@@ -74,6 +75,7 @@ def _refute_to_file(clauses, path: str) -> None:
     """``_refute_here`` in a child process: the status, then the proof, written to ``path``.
     Ctrl-C is the parent's to handle (it kills this process), not a traceback here."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _signals.forget()
     status, text = _refute_here(clauses)
     with open(path + ".part", "w", encoding="ascii") as out:
         out.write(status + "\n" + text)
