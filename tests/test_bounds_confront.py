@@ -103,3 +103,50 @@ def test_bounds_eval_says_when_a_lower_bound_is_vacuous(capsys):
     assert main(["bounds", "eval", "matmul-lean", "--m", "8", "--k", "8", "--n", "8",
                  "--memory", "4", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["vacuous"] is False
+
+
+def test_optima_of_either_variant_are_compared_soundly():
+    """A one-shot optimum bounds the recompute optimum from above: below a recompute bound it
+    refutes it, at or above it says nothing (no row); a one-shot bound meets it directly."""
+    instance = ("matmul", {"m": 2, "k": 2, "n": 2})
+    below = Optimum(*instance, 6, 11, "made up", "one-shot")
+    rows = {r.bound: r for r in confront([below])}
+    assert rows["matmul-trivial"].status == "failed"
+    assert "recompute bound vs one-shot optimum" in rows["matmul-trivial"].note
+    above = Optimum(*instance, 3, 25, "made up", "one-shot")
+    rows = {r.bound: r for r in confront([above])}
+    assert set(rows) == {"cosma"} and rows["cosma"].status == "held"
+    assert "one-shot" in rows["cosma"].optimum.instance
+
+
+def test_two_sources_disagreeing_on_an_optimum_is_an_internal_error():
+    from ioverify.bounds.confront import distinct
+    from ioverify.errors import InternalError
+
+    first = Optimum("matmul", {"m": 2, "k": 2, "n": 2}, 4, 17, "one source")
+    again = Optimum("matmul", {"k": 2, "m": 2, "n": 2}, 4, 17, "another source")
+    other_variant = Optimum("matmul", {"m": 2, "k": 2, "n": 2}, 4, 18, "x", "one-shot")
+    assert distinct([first, again, other_variant]) == [first, other_variant]
+    with pytest.raises(InternalError, match="17 .*against 16"):
+        distinct([first, Optimum("matmul", {"m": 2, "k": 2, "n": 2}, 4, 16, "wrong")])
+
+
+def test_the_claims_optima_reach_the_confrontation_from_their_certificates():
+    """Issue 16: the shipped claims' exact optima (exact-search obligations and the cells of
+    I/O curves) are confronted with every explicit bound, in the variant each was proved in."""
+    from pathlib import Path
+
+    from ioverify.cli.docs_cmd import _claim_results
+    from ioverify.report.confrontation import claimed_optima
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    optima = claimed_optima(_claim_results(docs / "claims"))
+    cells = {(o.family, o.memory, o.variant): o.io for o in optima
+             if o.params in ({"n": 2, "d": 1}, {"m": 2, "k": 2, "n": 3})}
+    assert cells[("attention-forward", 3, "one-shot")] == 24  # an I/O-curve cell
+    assert cells[("attention-forward", 3, "recompute")] == 24
+    assert cells[("matmul", 3, "recompute")] == 37
+    assert all("certificate" in o.provenance for o in optima)
+    rows = confront(optima)
+    assert any(r.optimum.instance.startswith("matmul(m=2, k=2, n=3)") for r in rows)
+    assert not [r for r in rows if r.status == "failed"]

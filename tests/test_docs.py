@@ -155,6 +155,24 @@ def test_claim_pages_refuse_a_missing_or_edited_certificate(tmp_path, capsys):
     assert "no certificate" in err and len(err.strip().splitlines()) == 1
 
 
+def test_claim_pages_refuse_a_missing_or_swapped_cell_certificate_of_a_curve(tmp_path, capsys):
+    """A curve's page shows its cells as the curve's certificate summarises them: each cell's
+    own certificate must be there, sealed, and the one named by digest."""
+    from ioverify.cli import main
+
+    shutil.copytree(DOCS / "claims", tmp_path / "claims")
+    folder = tmp_path / "claims" / "certificates"
+    cell = folder / "attention-forward-tiny-optima--000--M4-one-shot.json"
+    other = folder / "attention-forward-tiny-optima--000--M5-one-shot.json"
+    cell.write_text(other.read_text())  # sealed, but another cell's
+    assert main(["docs", "--check", "--docs", str(tmp_path), "--only", "claims"]) == 2
+    assert "names by digest" in capsys.readouterr().err
+    cell.unlink()
+    assert main(["docs", "--check", "--docs", str(tmp_path), "--only", "claims"]) == 2
+    err = capsys.readouterr().err
+    assert "no certificate" in err and "M = 4, one-shot" in err and err.count("\n") == 1
+
+
 @pytest.mark.slow
 def test_every_committed_certificate_is_accepted_by_the_recheck(capsys):
     """The certificates behind the shipped pages re-check: the pages rest on accepted

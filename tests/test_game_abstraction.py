@@ -334,3 +334,25 @@ def test_bench_frontier_quick(capsys):
     assert frontier.run(quick=True) == 0
     out = capsys.readouterr().out
     assert "attention_backward(1,1)" in out and "15 opt" in out
+
+
+def test_bench_frontier_selects_instances_and_exits_3_on_a_missed_target(capsys):
+    """``--only`` and ``--max-vertices`` pick instances; a cell left unsettled within its limit
+    is a missed target: exit 3, never 0."""
+    from ioverify.bench import frontier
+    from ioverify.cli import main
+
+    assert frontier.run(only="approximate_attention(1,1,2)") == 0
+    out = capsys.readouterr().out
+    assert "approximate_attention(1,1,2)" in out and "17 opt" in out  # one-shot, M = 3
+    assert "attention_backward(1,1)" not in out
+    assert frontier.run(only="matmul(3,3,3)", cell_limit=0.2, max_vertices=100) == 3
+    out = capsys.readouterr().out
+    assert "matmul(3,3,3)" in out and "opt" not in out.split("\n")[2]
+    assert frontier.run(max_vertices=10) == 0  # nothing that small: nothing missed
+    for argv, word in ((["--only", "nothing"], "matches no instance"),
+                       (["--max-vertices", "0"], "must be positive")):
+        assert main(["bench", "frontier", *argv]) == 2
+        assert word in capsys.readouterr().err
+    assert main(["bench", "replay", "--only", "matmul"]) == 2
+    assert "frontier suite only" in capsys.readouterr().err

@@ -24,6 +24,11 @@ def register(sub) -> None:
     p.add_argument("--cell-limit", type=float, metavar="S",
                    help="seconds per cell for the suites that sweep cells (frontier); "
                         "default: the suite's own targets")
+    p.add_argument("--max-vertices", type=int, metavar="N",
+                   help="frontier only: sweep only the instances of at most N vertices")
+    p.add_argument("--only", metavar="TEXT",
+                   help="frontier only: sweep only the instances whose label (as printed) "
+                        "contains TEXT, e.g. 'matmul(2,2,3)'")
     p.set_defaults(handler=_bench)
 
 
@@ -32,18 +37,34 @@ def _bench(args) -> int:
 
     out = Rows(as_json=args.json)
     module = importlib.import_module(SUITES[args.suite])
-    if args.cell_limit is None:
-        code = module.run(quick=args.quick, out=out)
-    elif args.suite != "frontier":
-        raise InvalidArgument(f"--cell-limit applies to the frontier suite only, not "
-                              f"{args.suite!r}")
-    elif not args.cell_limit > 0:
-        raise InvalidArgument(f"--cell-limit must be a positive number of seconds, got "
-                              f"{args.cell_limit}")
-    else:
-        code = module.run(quick=args.quick, out=out, cell_limit=args.cell_limit)
+    options = _frontier_options(args)
+    code = module.run(quick=args.quick, out=out, **options)
     if args.json:
         from ioverify.cli.common import print_json
 
         print_json(summary(args.suite, args.quick, code, out))
     return code
+
+
+def _frontier_options(args) -> dict:
+    """The frontier suite's own options, checked before anything runs."""
+    given = {"--cell-limit": args.cell_limit, "--max-vertices": args.max_vertices,
+             "--only": args.only}
+    options = {}
+    for flag, value in given.items():
+        if value is None:
+            continue
+        if args.suite != "frontier":
+            raise InvalidArgument(f"{flag} applies to the frontier suite only, not "
+                                  f"{args.suite!r}")
+        if flag != "--only" and not value > 0:
+            raise InvalidArgument(f"{flag} must be positive, got {value}")
+        options[flag[2:].replace("-", "_")] = value
+    if args.only is not None:
+        from ioverify.bench.frontier import instances
+
+        labels = [label for label, _ in instances(args.quick)]
+        if not any(args.only in label for label in labels):
+            raise InvalidArgument(f"--only {args.only!r} matches no instance of the frontier "
+                                  f"suite ({', '.join(labels)})")
+    return options

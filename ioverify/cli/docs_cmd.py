@@ -16,7 +16,9 @@ PAGES = {
     "reference/api.md": "the public modules (the site build renders their signatures and "
                         "docstrings)",
     "bounds.md": "the bound records (ioverify.bounds.REGISTRY)",
-    "bounds-confrontation.md": "the explicit lower bounds against exact optima, and the facts",
+    "bounds-confrontation.md": "the explicit lower bounds against exact optima (the shipped "
+                               "claims' among them, from their committed certificates), and "
+                               "the facts",
     "claims": "the shipped claims and their committed certificates (claims/certificates)",
 }
 
@@ -63,18 +65,25 @@ def render(page: str, *, docs: Path = Path("docs"), search: bool = True,
         return {f"claims/{name}": text for name, text in _claim_pages(docs / "claims").items()}
     from ioverify.report.confrontation import render as confrontation_page
 
-    return {page: confrontation_page(search=search, seconds=seconds)}
+    return {page: confrontation_page(search=search, seconds=seconds,
+                                     claims=_claim_results(docs / "claims"))}
+
+
+def _claim_results(folder: Path):
+    """The shipped claims' results as the certificates committed in ``folder`` record them."""
+    from ioverify.cli.check_cmd import shipped_proofs
+    from ioverify.claims.claim import load
+    from ioverify.report.claims import COMMITTED, results_from_certificates
+
+    return results_from_certificates(load([shipped_proofs()]), folder / COMMITTED)
 
 
 def _claim_pages(folder: Path) -> dict[str, str]:
     """The shipped claims' pages rendered from the certificates committed in ``folder``."""
-    from ioverify.cli.check_cmd import shipped_proofs
-    from ioverify.claims.claim import load
-    from ioverify.report.claims import COMMITTED, render_pages, results_from_certificates
+    from ioverify.report.claims import render_pages
 
-    results = results_from_certificates(load([shipped_proofs()]), folder / COMMITTED)
     images = sorted(p.name for p in (folder / "img").glob("*.png"))
-    return render_pages(results, images)
+    return render_pages(_claim_results(folder), images)
 
 
 def _docs(args) -> int:

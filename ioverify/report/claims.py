@@ -286,6 +286,8 @@ def results_from_certificates(claims: list[Claim], folder: Path) -> list[ClaimRe
                 raise InvalidFormat(f"certificate {certificate_path(folder, claim, i)} is for "
                                     f"obligation {doc['obligation']['id']!r}, but the claim's "
                                     f"obligation {i} is {ob.id!r}: re-run `ioverify check`")
+            for cell in doc["detail"].get("cells", ()):  # a curve: one certificate per cell
+                _cell_certificate(folder, cell)
             verdict = from_json({**doc["verdict"], **_schedule_of(doc)})
             obligations.append(ObligationResult(ob, verdict, doc["seconds"], doc["detail"]))
         results.append(ClaimResult(claim, tuple(obligations)))
@@ -301,6 +303,21 @@ def _certificate_of(folder: Path, claim: Claim, index: int) -> dict:
     if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
         raise InvalidFormat(f"certificate {path} was edited after it was sealed")
     return doc
+
+
+def _cell_certificate(folder: Path, cell: dict) -> None:
+    """A curve's cell certificate is there, sealed, and the one the curve's certificate names
+    by digest: the page shows the cell as that summary records it."""
+    path = folder / cell["certificate"]
+    if not path.is_file():
+        raise InvalidFormat(f"no certificate {path} for the cell M = {cell['memory']}, "
+                            f"{cell['variant']}: run `ioverify check --certificates {folder}`")
+    doc = read_certificate(path)
+    if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
+        raise InvalidFormat(f"certificate {path} was edited after it was sealed")
+    if doc["digest"] != cell["digest"]:
+        raise InvalidFormat(f"certificate {path} is not the one its curve's certificate names "
+                            f"by digest: re-run `ioverify check --certificates {folder}`")
 
 
 def _schedule_of(doc: dict) -> dict:

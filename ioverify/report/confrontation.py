@@ -4,19 +4,43 @@ and the proved facts about the formulas."""
 
 from __future__ import annotations
 
-from ioverify.bounds.confront import (Bound, Row, confront, explicit_lower_bounds, reference_optima,
-                                      searched_optima)
+from ioverify.bounds.confront import (Bound, Optimum, Row, confront, explicit_lower_bounds,
+                                      reference_optima, searched_optima)
 from ioverify.report.links import theory_links
 
 
-def render(*, search: bool = True, seconds: float | None = None) -> str:
-    """The whole page: the reference optima, and with ``search`` the optima the exhaustive
-    search settles within its state cap (and ``seconds`` per instance, if given: then the page
-    depends on the machine's speed), complete runs only, replayed."""
+def render(*, search: bool = True, seconds: float | None = None, claims=()) -> str:
+    """The whole page: the reference optima, with ``search`` the optima the exhaustive search
+    settles within its state cap (and ``seconds`` per instance, if given: then the page depends
+    on the machine's speed), complete runs only, replayed, and the optima of ``claims`` (claim
+    results, ``ioverify.report.claims.results_from_certificates``)."""
     from ioverify.bounds.facts import prove_all  # SymPy and Z3: loaded when the page is drawn
 
-    optima = reference_optima() + (searched_optima(seconds=seconds) if search else [])
+    optima = (reference_optima() + (searched_optima(seconds=seconds) if search else [])
+              + claimed_optima(claims))
     return render_markdown(confront(optima)) + "\n" + render_facts(prove_all())
+
+
+def claimed_optima(results) -> list[Optimum]:
+    """The exact optima the claims' certificates record: an optimal exact-search obligation,
+    or an optimal cell of an I/O-curve obligation, each in the variant it was proved in."""
+    found = []
+    for result in results:
+        source = (f"claim [`{result.claim.id}`](claims/{result.claim.id}.md), its certificate "
+                  f"re-checked by `ioverify certificate check`")
+        for done in result.results:
+            spec = done.obligation.spec
+            if done.obligation.kind == "exact-search" and done.verdict.status == "optimal":
+                found.append(Optimum(spec["family"], spec["params"], spec["memory"],
+                                     done.verdict.io, source,
+                                     spec.get("variant", "recompute")))
+            elif done.obligation.kind == "io-curve":  # the certificate's summary of a cell
+                found += [Optimum(spec["family"], spec["params"], cell["memory"],
+                                  cell["lower_bound"], source, cell["variant"])
+                          for cell in done.detail.get("cells", ())
+                          if cell.get("status") == "optimal"
+                          and cell["lower_bound"] == cell["upper_bound"]]
+    return found
 
 
 def render_markdown(rows: list[Row]) -> str:
@@ -28,7 +52,11 @@ def render_markdown(rows: list[Row]) -> str:
              "is false on that instance (a finding). *inconclusive*: a one-shot bound above a "
              "recompute optimum (nothing follows). A bound that holds only vacuously "
              "(value <= 0) tests nothing; a derived bound has been confronted only where it is "
-             "positive.", ""]
+             "positive. An optimum is in the recompute variant unless its instance says "
+             "one-shot; a one-shot optimum is at least the recompute one, so against a "
+             "recompute bound it is shown only where it is below it (failed). The optima come "
+             "from the reference table, from exhaustive searches run when the page is drawn, "
+             "and from the shipped claims' certificates.", ""]
     lines += _summary(rows) + [""] + _thresholds() + ["", "## All comparisons", "",
                                "| bound | firmness | instance | optimum | bound value | status "
                                "| note | optimum from |", "|---|---|---|---|---|---|---|---|"]
