@@ -74,20 +74,24 @@ def _relay(reader: socket.socket) -> None:
 
 
 @contextmanager
-def interrupting(interrupt: Callable[[], None]):
-    """While the block runs (a solver call in C), call ``interrupt()`` once ``STOP`` is set,
-    and again every POLL seconds until the block ends."""
+def periodically(seconds: float, action: Callable[[], None]):
+    """While the block runs (typically one solver call in C), call ``action()`` on a daemon
+    thread every ``seconds``."""
     done = threading.Event()
 
-    def poll() -> None:
-        while not done.wait(POLL):
-            if STOP.is_set():
-                interrupt()
+    def tick() -> None:
+        while not done.wait(seconds):
+            action()
 
-    thread = threading.Thread(target=poll, name="ioverify-interrupt", daemon=True)
+    thread = threading.Thread(target=tick, name="ioverify-periodic", daemon=True)
     thread.start()
     try:
         yield
     finally:
         done.set()
         thread.join()
+
+
+def interrupting(interrupt: Callable[[], None]):
+    """While the block runs, call ``interrupt()`` every POLL seconds once ``STOP`` is set."""
+    return periodically(POLL, lambda: STOP.is_set() and interrupt())

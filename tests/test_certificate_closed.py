@@ -12,16 +12,12 @@ import hashlib
 import json
 import random
 import shutil
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from ioverify.certificate.closed import SearchCertificateRejected, _Game, check_closed
-from ioverify.certificate.format import seal
 from ioverify.certificate.recheck import check_file
 from ioverify.cli import main
 from ioverify.dag import attention_forward, matmul, pyramid
@@ -32,6 +28,7 @@ from ioverify.game.rules import require_variant
 from ioverify.search.proof import CLOSED_FILE, closed_text, search_certificate
 from ioverify.strategies import dags, memory_sizes
 
+from resealing import check_without_solvers, rejection, reseal
 from test_game_exhaustive import naive_optimum
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -189,21 +186,6 @@ def proved(tmp_path_factory):
     return base
 
 
-def _reseal(folder: Path, change) -> Path:
-    path = folder / "certificate.json"
-    doc = json.loads(path.read_text())
-    change(doc)
-    path.write_text(json.dumps(seal({k: v for k, v in doc.items()
-                                     if k not in ("format", "version", "digest")})))
-    return path
-
-
-def _reason(path: Path) -> str:
-    outcome = check_file(path)
-    assert outcome.outcome == "rejected", outcome
-    return outcome.reason
-
-
 def test_pebble_proof_writes_a_recompute_search_certificate(proved):
     for name, variant in (("opt", "recompute"), ("once", "one-shot")):
         outcome = check_file(proved / name / "certificate.json")
@@ -216,7 +198,7 @@ def test_edited_file_raised_level_and_wrong_count_are_rejected(proved, tmp_path)
     folder = tmp_path / "opt"
     shutil.copytree(proved / "opt", folder)
     (folder / CLOSED_FILE).write_text((folder / CLOSED_FILE).read_text() + "c\n")
-    assert "closed_sha256" in _reason(folder / "certificate.json")
+    assert "closed_sha256" in rejection(folder / "certificate.json")
 
     shutil.rmtree(folder)
     shutil.copytree(proved / "opt", folder)
@@ -227,14 +209,14 @@ def test_edited_file_raised_level_and_wrong_count_are_rejected(proved, tmp_path)
         doc["witness"] = {}
         doc["obligation"]["spec"]["lower_bound"] = 11
         doc["detail"].update(claimed_lower_bound=11, lower_bound_source="number")
-    path = _reseal(folder, claim_more)
-    assert "search certificate" in _reason(path)
+    path = reseal(folder, claim_more)
+    assert "search certificate" in rejection(path)
 
     shutil.rmtree(folder)
     shutil.copytree(proved / "opt", folder)
-    path = _reseal(folder, lambda doc: doc["verdict"]["evidence"].update(
+    path = reseal(folder, lambda doc: doc["verdict"]["evidence"].update(
         states=doc["verdict"]["evidence"]["states"] + 1))
-    assert "evidence states" in _reason(path)
+    assert "evidence states" in rejection(path)
 
 
 def test_a_text_swapped_for_another_memorys_is_rejected(proved, tmp_path):
@@ -247,22 +229,12 @@ def test_a_text_swapped_for_another_memorys_is_rejected(proved, tmp_path):
         (folder / CLOSED_FILE).write_text(text)
         doc["verdict"]["evidence"].update(closed_sha256=hashlib.sha256(text.encode()).hexdigest(),
                                           states=other["states"])
-    assert "search certificate" in _reason(_reseal(folder, swap))
+    assert "search certificate" in rejection(reseal(folder, swap))
 
 
 def test_search_certificate_rechecks_without_solvers(proved):
-    code = textwrap.dedent(f"""
-        import sys
-        sys.modules["z3"] = None  # any import of z3 or pysat now fails
-        sys.modules["pysat"] = None
-        from ioverify.cli import main
-        code = main(["certificate", "check", {str(proved / "opt" / "certificate.json")!r}])
-        assert sys.modules["z3"] is None and sys.modules["pysat"] is None
-        sys.exit(code)
-    """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == EXIT_OK, done.stdout + done.stderr
-    assert "search certificate search.closed checked" in done.stdout
+    out = check_without_solvers(proved / "opt" / "certificate.json", ROOT)
+    assert "search certificate search.closed checked" in out
 
 
 def test_proof_kind_without_proof_and_clausal_in_recompute_are_refused(tmp_path, capsys):

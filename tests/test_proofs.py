@@ -10,13 +10,10 @@ import itertools
 import json
 import shutil
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from ioverify.certificate.format import seal
 from ioverify.certificate.lrat import ProofRejected, check_lrat, read_dimacs
 from ioverify.certificate.recheck import check_file
 from ioverify.certificate.reencode import at_most, canonical, one_shot_cnf
@@ -24,6 +21,8 @@ from ioverify.cli import main
 from ioverify.dag import attention_forward, matmul, pyramid
 from ioverify.dag.jsonio import dag_to_dict
 from ioverify.errors import EXIT_OK
+
+from resealing import check_without_solvers, rejection, reseal
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,7 +60,7 @@ def test_lrat_accepts_deletions_of_clauses_no_longer_needed():
     (SQUARE, "5 2 0 1 2\n", "not 'ID literals 0 hints 0'"),
     (SQUARE, "5 2 0 x 2 0\n", "'x' is not an integer"),
 ])
-def test_lrat_rejects_with_a_reason(cnf, proof, reason):
+def test_lrat_rejects_with_arejection(cnf, proof, reason):
     with pytest.raises(ProofRejected, match=reason):
         _check(cnf, proof)
 
@@ -167,20 +166,11 @@ def _copy(proved: Path, tmp_path: Path, name: str = "opt") -> Path:
 def _edit(folder: Path, which: str, text: str) -> Path:
     """Replace the file ``which`` (cnf or proof) and reseal the certificate with its digest:
     only the re-check's own derivation can then reject it."""
-    path = folder / "certificate.json"
-    doc = json.loads(path.read_text())
-    evidence = doc["verdict"]["evidence"]
-    (folder / evidence[which]).write_text(text)
-    evidence[f"{which}_sha256"] = hashlib.sha256(text.encode()).hexdigest()
-    path.write_text(json.dumps(seal({k: v for k, v in doc.items()
-                                     if k not in ("format", "version", "digest")})))
-    return path
-
-
-def _reason(path: Path) -> str:
-    outcome = check_file(path)
-    assert outcome.outcome == "rejected", outcome
-    return outcome.reason
+    def change(doc):
+        evidence = doc["verdict"]["evidence"]
+        (folder / evidence[which]).write_text(text)
+        evidence[f"{which}_sha256"] = hashlib.sha256(text.encode()).hexdigest()
+    return reseal(folder, change)
 
 
 def test_proof_certificate_is_accepted(proved):
@@ -199,7 +189,7 @@ def test_cnf_with_a_clause_dropped_is_rejected(proved, tmp_path):
     _, _, nvars, nclauses = lines[header].split()
     lines[header] = f"p cnf {nvars} {int(nclauses) - 1}"
     del lines[header + 7]
-    reason = _reason(_edit(folder, "cnf", "\n".join(lines) + "\n"))
+    reason = rejection(_edit(folder, "cnf", "\n".join(lines) + "\n"))
     assert "differs from the re-encoded one" in reason and "0 extra, 1 missing" in reason
 
 
@@ -210,13 +200,13 @@ def test_cnf_differing_from_the_reencoded_one_is_rejected(proved, tmp_path):
     i = next(i for i, line in enumerate(lines) if line.startswith("p cnf")) + 3
     first, *rest = lines[i].split()
     lines[i] = " ".join([str(-int(first)), *rest])
-    assert "is only in the stored CNF" in _reason(_edit(folder, "cnf", "\n".join(lines) + "\n"))
+    assert "is only in the stored CNF" in rejection(_edit(folder, "cnf", "\n".join(lines) + "\n"))
 
 
 def test_truncated_proof_is_rejected(proved, tmp_path):
     folder = _copy(proved, tmp_path)
     lines = (folder / "query.lrat").read_text().splitlines()
-    reason = _reason(_edit(folder, "proof", "\n".join(lines[: len(lines) // 2]) + "\n"))
+    reason = rejection(_edit(folder, "proof", "\n".join(lines[: len(lines) // 2]) + "\n"))
     assert "ends without adding the empty clause" in reason
 
 
@@ -226,7 +216,7 @@ def test_proof_with_a_bad_hint_is_rejected(proved, tmp_path):
     words = lines[0].split()
     words[-2] = "1"  # the last hint of the first lemma now names clause 1
     lines[0] = " ".join(words)
-    assert "proof line 1: " in _reason(_edit(folder, "proof", "\n".join(lines) + "\n"))
+    assert "proof line 1: " in rejection(_edit(folder, "proof", "\n".join(lines) + "\n"))
 
 
 def test_proof_for_a_different_budget_is_rejected(proved, tmp_path):
@@ -236,48 +226,34 @@ def test_proof_for_a_different_budget_is_rejected(proved, tmp_path):
     other = proved / "ten"
     path = _edit(folder, "cnf", (other / "query.cnf").read_text())
     _edit(folder, "proof", (other / "query.lrat").read_text())
-    assert "differs from the re-encoded one at I/O budget 10" in _reason(path)
+    assert "differs from the re-encoded one at I/O budget 10" in rejection(path)
     folder = tmp_path / "mixed"
     shutil.copytree(proved / "opt", folder)
-    assert "proof line" in _reason(_edit(folder, "proof", (other / "query.lrat").read_text()))
+    assert "proof line" in rejection(_edit(folder, "proof", (other / "query.lrat").read_text()))
 
 
 def test_proof_file_edited_without_its_digest_is_rejected(proved, tmp_path):
     folder = _copy(proved, tmp_path)
     with open(folder / "query.lrat", "a") as handle:
         handle.write("c appended\n")
-    assert "proof_sha256" in _reason(folder / "certificate.json")
+    assert "proof_sha256" in rejection(folder / "certificate.json")
 
 
 def test_missing_proof_file_is_rejected(proved, tmp_path):
     folder = _copy(proved, tmp_path)
     (folder / "query.cnf").unlink()
-    assert "cannot read 'query.cnf'" in _reason(folder / "certificate.json")
+    assert "cannot read 'query.cnf'" in rejection(folder / "certificate.json")
 
 
 def test_stated_budget_above_the_proof_is_rejected(proved, tmp_path):
     folder = _copy(proved, tmp_path)
-    path = folder / "certificate.json"
-    doc = json.loads(path.read_text())
-    doc["verdict"]["evidence"]["unsat_budget"] = 9
-    path.write_text(json.dumps(seal({k: v for k, v in doc.items()
-                                     if k not in ("format", "version", "digest")})))
-    assert "proves I/O >= 10 only, not >= 11" in _reason(path)
+    path = reseal(folder, lambda doc: doc["verdict"]["evidence"].update(unsat_budget=9))
+    assert "proves I/O >= 10 only, not >= 11" in rejection(path)
 
 
 def test_proof_certificate_rechecks_without_solvers(proved):
-    code = textwrap.dedent(f"""
-        import sys
-        sys.modules["z3"] = None  # any import of z3 or pysat now fails
-        sys.modules["pysat"] = None
-        from ioverify.cli import main
-        code = main(["certificate", "check", {str(proved / "opt" / "certificate.json")!r}])
-        assert sys.modules["z3"] is None and sys.modules["pysat"] is None
-        sys.exit(code)
-    """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == EXIT_OK, done.stdout + done.stderr
-    assert "accepted (optimal)" in done.stdout and "LRAT proof query.lrat checked" in done.stdout
+    out = check_without_solvers(proved / "opt" / "certificate.json", ROOT)
+    assert "accepted (optimal)" in out and "LRAT proof query.lrat checked" in out
 
 
 def test_clausal_proof_needs_the_one_shot_variant(tmp_path, capsys):

@@ -295,29 +295,29 @@ def results_from_certificates(claims: list[Claim], folder: Path) -> list[ClaimRe
 
 
 def _certificate_of(folder: Path, claim: Claim, index: int) -> dict:
-    path = certificate_path(folder, claim, index)
-    if not path.is_file():
-        raise InvalidFormat(f"no certificate {path} for obligation {index} of claim "
-                            f"{claim.id!r}: run `ioverify check --certificates {folder}`")
-    doc = read_certificate(path)
-    if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
-        raise InvalidFormat(f"certificate {path} was edited after it was sealed")
-    return doc
+    return _sealed(certificate_path(folder, claim, index), folder,
+                   f"obligation {index} of claim {claim.id!r}")
 
 
 def _cell_certificate(folder: Path, cell: dict) -> None:
     """A curve's cell certificate is there, sealed, and the one the curve's certificate names
     by digest: the page shows the cell as that summary records it."""
     path = folder / cell["certificate"]
-    if not path.is_file():
-        raise InvalidFormat(f"no certificate {path} for the cell M = {cell['memory']}, "
-                            f"{cell['variant']}: run `ioverify check --certificates {folder}`")
-    doc = read_certificate(path)
-    if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
-        raise InvalidFormat(f"certificate {path} was edited after it was sealed")
+    doc = _sealed(path, folder, f"the cell M = {cell['memory']}, {cell['variant']}")
     if doc["digest"] != cell["digest"]:
         raise InvalidFormat(f"certificate {path} is not the one its curve's certificate names "
                             f"by digest: re-run `ioverify check --certificates {folder}`")
+
+
+def _sealed(path: Path, folder: Path, what: str) -> dict:
+    """The certificate at ``path``, for ``what``: present, and unchanged since it was sealed."""
+    if not path.is_file():
+        raise InvalidFormat(f"no certificate {path} for {what}: run `ioverify check "
+                            f"--certificates {folder}`")
+    doc = read_certificate(path)
+    if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
+        raise InvalidFormat(f"certificate {path} was edited after it was sealed")
+    return doc
 
 
 def _schedule_of(doc: dict) -> dict:

@@ -45,12 +45,12 @@
 from __future__ import annotations
 
 import gc
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
 
+from ioverify import _signals
 from ioverify._check import positive
 from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
@@ -220,19 +220,8 @@ def _heartbeat(st: _State, what: str):
     if st.progress is None:
         yield
         return
-    done = threading.Event()
-
-    def beat():
-        while not done.wait(HEARTBEAT):
-            st.report(f"{what} (still running)")
-
-    thread = threading.Thread(target=beat, daemon=True)
-    thread.start()
-    try:
+    with _signals.periodically(HEARTBEAT, lambda: st.report(f"{what} (still running)")):
         yield
-    finally:
-        done.set()
-        thread.join()
 
 
 def backend_for(enc, ubound: int | None = None, rlimit: int | None = None,

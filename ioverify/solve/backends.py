@@ -20,7 +20,6 @@ stopped); where it stops is still the same on every machine.
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Callable, Protocol
 
@@ -160,18 +159,15 @@ class SatQuery:
         elif self.totalizer is not None and budget < len(self.totalizer.lits):
             raise InternalError(f"budget {budget} above the totalizer's bound "
                                 f"{len(self.totalizer.rhs) - 1}")
-        done = threading.Event()
         self.interrupted = ""
         if self.propagations is not None:
             self.solver.prop_budget(self.propagations)  # counted from now: per call
-        # Always there: Ctrl-C and SIGTERM reach the solver through it (``ioverify._signals``).
-        thread = threading.Thread(target=self._interrupter, args=(timeout, done), daemon=True)
-        thread.start()
+        end = None if timeout is None else time.monotonic() + timeout
+        # Always polled: Ctrl-C and SIGTERM reach the solver this way (``ioverify._signals``).
         try:
-            answer = self.solver.solve_limited(assumptions=assume, expect_interrupt=True)
+            with _signals.periodically(_signals.POLL, lambda: self._interrupt_if_due(end)):
+                answer = self.solver.solve_limited(assumptions=assume, expect_interrupt=True)
         finally:
-            done.set()
-            thread.join()
             self.solver.clear_interrupt()
         if answer is None:
             self.reason = self.interrupted or (
@@ -183,20 +179,16 @@ class SatQuery:
             return "sat"
         return "unsat"
 
-    POLL = _signals.POLL  # seconds between two looks at the clock and at ``_signals.STOP``
-
-    def _interrupter(self, timeout: float | None, done: threading.Event) -> None:
-        """Interrupt the solver once ``timeout`` seconds have passed or SIGINT or SIGTERM has
-        arrived, and keep interrupting until it returns (an interrupt sent before the solve
-        call starts would otherwise be lost)."""
-        end = None if timeout is None else time.monotonic() + timeout
-        while not done.wait(self.POLL):
-            if _signals.STOP.is_set():
-                self.interrupted = "interrupted by a signal"
-            elif end is not None and time.monotonic() >= end:
-                self.interrupted = "timeout"
-            if self.interrupted:
-                self.solver.interrupt()
+    def _interrupt_if_due(self, end: float | None) -> None:
+        """Interrupt the solver once ``end`` has passed or SIGINT or SIGTERM has arrived; it is
+        called again until the solve call returns (an interrupt sent before the call starts
+        would otherwise be lost)."""
+        if _signals.STOP.is_set():
+            self.interrupted = "interrupted by a signal"
+        elif end is not None and time.monotonic() >= end:
+            self.interrupted = "timeout"
+        if self.interrupted:
+            self.solver.interrupt()
 
     def value(self, var) -> bool:
         """The model's value of a Z3 Boolean (False if the CNF does not mention it)."""
