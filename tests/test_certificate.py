@@ -479,12 +479,23 @@ def test_tampered_and_resealed_field_is_rejected(certs, tmp_path, name, field, t
     assert phrase in outcome.reason
 
 
-def test_the_abstraction_hint_changes_how_the_search_reruns_not_the_outcome(certs, tmp_path):
+@pytest.mark.parametrize("hint", ["abstraction", "abstraction-shared"])
+def test_the_abstraction_hint_changes_how_the_search_reruns_not_the_outcome(certs, tmp_path,
+                                                                            hint):
     doc = copy.deepcopy(_doc(certs, "optimal"))
-    doc["verdict"]["evidence"]["heuristic"] = "abstraction"
+    doc["verdict"]["evidence"]["heuristic"] = hint
     path = tmp_path / "hinted.json"
     path.write_text(json.dumps(_reseal(doc)))
     assert check_file(path).outcome == "accepted"
+
+
+def test_an_unknown_heuristic_hint_is_rejected(certs, tmp_path):
+    doc = copy.deepcopy(_doc(certs, "optimal"))
+    doc["verdict"]["evidence"]["heuristic"] = "oracle"
+    path = tmp_path / "hinted.json"
+    path.write_text(json.dumps(_reseal(doc)))
+    outcome = check_file(path)
+    assert outcome.outcome == "rejected" and "'oracle'" in outcome.reason
 
 
 def test_edit_without_reseal_is_caught_by_the_digest(certs, tmp_path):

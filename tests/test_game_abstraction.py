@@ -4,8 +4,8 @@ exact, each checked against a naive search over every legal move (no normal form
 heuristic) on random DAGs, in both variants.  The default run draws a few dozen DAGs; the
 ``slow`` cases draw thousands."""
 
+import heapq
 import time
-from collections import deque
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -24,38 +24,41 @@ from ioverify.strategies import dags, memory_sizes, schedules
 VARIANTS = ("recompute", "one-shot")
 
 
-def naive_restricted(dag, memory, one_shot, part, red, blue, computed):
-    """Optimal I/O of the game restricted to ``part`` from (red, blue, computed), by 0-1 BFS over
-    every legal move on the part's vertices: a compute needs only its predecessors in the part
-    red, the part's inputs cannot be computed, the part's outputs must end blue."""
+def naive_restricted(dag, memory, one_shot, part, red, blue, computed, weight=None):
+    """Optimal I/O of the game restricted to ``part`` from (red, blue, computed), by Dijkstra
+    over every legal move on the part's vertices: a compute needs only its predecessors in the
+    part red, the part's inputs cannot be computed, the part's outputs must end blue.
+    ``weight``: a load or store of v costs weight[v] instead of 1."""
     inside = [v for v in range(len(dag)) if part >> v & 1]
     outputs = [v for v in dag.outputs if part >> v & 1]
+    weight = weight or [1] * len(dag)
     start = (red & part, blue & part, computed & part if one_shot else 0)
     dist = {start: 0}
-    queue = deque([start])
+    queue = [(0, start)]
     while queue:
-        state = queue.popleft()
+        g, state = heapq.heappop(queue)
+        if g > dist[state]:
+            continue
         r, b, c = state
-        g = dist[state]
         if all(b >> o & 1 for o in outputs):
             return g
-        for cost, nxt in _moves(dag, memory, one_shot, part, inside, r, b, c):
+        for cost, nxt in _moves(dag, memory, one_shot, part, inside, r, b, c, weight):
             if nxt not in dist or dist[nxt] > g + cost:
                 dist[nxt] = g + cost
-                (queue.append if cost else queue.appendleft)(nxt)
+                heapq.heappush(queue, (g + cost, nxt))
     return INFINITY
 
 
-def _moves(dag, memory, one_shot, part, inside, r, b, c):
+def _moves(dag, memory, one_shot, part, inside, r, b, c, weight):
     for v in inside:
         bit = 1 << v
         if r & bit:
             yield 0, (r & ~bit, b, c)
             if not b & bit:
-                yield 1, (r, b | bit, c)
+                yield weight[v], (r, b | bit, c)
         elif r.bit_count() < memory:
             if b & bit:
-                yield 1, (r | bit, b, c)
+                yield weight[v], (r | bit, b, c)
             if (not dag.is_input[v] and all(r >> p & 1 for p in dag.preds[v] if part >> p & 1)
                     and not (one_shot and c & bit)):
                 yield 0, (r | bit, b, c | bit if one_shot else c)
@@ -80,18 +83,27 @@ def restricted_cases(draw, max_vertices=6):
     inputs = sum(1 << v for v in dag.inputs)
     blue = draw(st.integers(0, (1 << n) - 1)) | inputs
     computed = (draw(st.integers(0, (1 << n) - 1)) | red | blue) & ~inputs
-    return dag, memory, part, red, blue, computed
+    weights = None  # a cost partition's weights (scale, {v: w}), half the time
+    if draw(st.booleans()):
+        scale = draw(st.integers(1, 4))
+        weights = (scale, {v: draw(st.integers(1, scale)) for v in range(n)
+                           if part >> v & 1 and draw(st.booleans())})
+    return dag, memory, part, red, blue, computed, weights
 
 
 def _restricted_matches_naive(case):
-    dag, memory, part, red, blue, computed = case
+    dag, memory, part, red, blue, computed, weights = case
+    weight = None if weights is None else [weights[1].get(v, weights[0]) for v in range(len(dag))]
     for name in VARIANTS:
-        search = exhaustive._Search(dag, memory, variant_record(name), part=part)
+        search = exhaustive._Search(dag, memory, variant_record(name), part=part,
+                                    weights=weights)
         value, path = restricted_optimum(search, red, blue, computed)
         one_shot = name == "one-shot"
-        assert value == naive_restricted(dag, memory, one_shot, part, red, blue, computed), name
+        assert value == naive_restricted(dag, memory, one_shot, part, red, blue, computed,
+                                         weight), name
         for (r, b, c), remaining in path:  # every remembered value on the path is exact too
-            assert remaining == naive_restricted(dag, memory, one_shot, part, r, b, c), name
+            assert remaining == naive_restricted(dag, memory, one_shot, part, r, b, c,
+                                                 weight), name
 
 
 @given(restricted_cases())
@@ -106,14 +118,33 @@ def test_restricted_search_matches_naive_thoroughly(case):
     _restricted_matches_naive(case)
 
 
+def test_weights_are_positive_integers_on_restricted_games_only():
+    from ioverify.errors import InternalError
+
+    dag, rules = pyramid(2), variant_record("one-shot")
+    with pytest.raises(InternalError, match="restricted games only"):
+        exhaustive._Search(dag, 3, rules, weights=(2, {0: 1}))
+    with pytest.raises(InternalError, match="not a positive integer"):
+        exhaustive._Search(dag, 3, rules, part=7, weights=(2, {0: 0}))
+    with pytest.raises(InternalError, match="given twice"):
+        AbstractionBound(dag, 3, rules, [3, 3])
+
+
 @st.composite
 def partitioned(draw, max_vertices=6):
+    """A DAG, M and parts: disjoint half the time, else overlapping (each vertex in any subset
+    of the parts, so a vertex may be in several, its cost split among them, or in none)."""
     dag = draw(dags(max_vertices=max_vertices, max_in_degree=3))
     memory = draw(memory_sizes(dag, max_extra=2))
     k = draw(st.integers(1, 3))
-    labels = draw(st.lists(st.integers(0, k - 1), min_size=len(dag), max_size=len(dag)))
-    parts = [sum(1 << v for v, label in enumerate(labels) if label == i) for i in range(k)]
-    return dag, memory, [p for p in parts if p]
+    if draw(st.booleans()):
+        labels = draw(st.lists(st.integers(0, k - 1), min_size=len(dag), max_size=len(dag)))
+        parts = [sum(1 << v for v, label in enumerate(labels) if label == i) for i in range(k)]
+    else:
+        members = draw(st.lists(st.integers(0, (1 << k) - 1), min_size=len(dag),
+                                max_size=len(dag)))
+        parts = [sum(1 << v for v, m in enumerate(members) if m >> i & 1) for i in range(k)]
+    return dag, memory, list(dict.fromkeys(p for p in parts if p))
 
 
 def _search_with_bound_matches_naive(case):
@@ -314,9 +345,34 @@ def test_pebble_uses_the_bound_and_says_so():
     verdict = pebble(dag, 3, variant="one-shot")
     assert verdict.status == "optimal" and verdict.io == 24
     assert verdict.evidence.kind == "exhaustive-search"
-    assert verdict.evidence.detail.get("heuristic") == "abstraction"
+    # the rows sharing the keys and values start higher than the disjoint rows: kept
+    rules = variant_record("one-shot")
+    shared = root_bound(dag, 3, rules, parts_of(dag, share_inputs=True), nested=False)
+    assert shared > root_bound(dag, 3, rules, parts_of(dag), nested=False)
+    assert verdict.evidence.detail.get("heuristic") == "abstraction-shared"
     plain = pebble(dag, 3, variant="one-shot", abstraction=False)
     assert plain.io == 24 and "heuristic" not in plain.evidence.detail
+
+
+@pytest.mark.parametrize("dag, memory, disjoint, shared", [
+    (attention_forward(2, 2), 3, 41, 46), (attention_forward(3, 1), 3, 37, 45),
+    (matmul(2, 2, 3), 3, 18, 28)], ids=["af22", "af31", "mm223"])
+def test_sharing_the_inputs_lifts_the_root_bound(dag, memory, disjoint, shared):
+    """The rows (attention) or output pieces (matmul) each pay their share of the inputs they
+    read instead of one part paying all and the others none."""
+    rules = variant_record("one-shot")
+    parts = parts_of(dag, share_inputs=True)
+    assert len(parts) == len(parts_of(dag)) and all(
+        (new & ~old) & ~sum(1 << v for v in dag.inputs) == 0
+        for new, old in zip(parts, parts_of(dag)))
+    assert root_bound(dag, memory, rules, parts_of(dag), nested=False) == disjoint
+    assert root_bound(dag, memory, rules, parts, nested=False) == shared
+
+
+def test_shared_parts_past_the_size_cap_are_not_built():
+    dag = attention_forward(2, 2)
+    assert max(p.bit_count() for p in parts_of(dag, share_inputs=True)) == 27
+    assert parts_of(dag, max_vertices=26, share_inputs=True) == []
 
 
 def test_the_bound_is_left_out_where_it_sees_nothing_more():
@@ -331,9 +387,9 @@ def test_bench_frontier_quick(capsys):
 
     assert SUITES["frontier"] == "ioverify.bench.frontier"
     assert frontier.target(46) == 60.0 and frontier.target(56) == 600.0
-    assert frontier.run(quick=True) == 0
+    assert frontier.run(quick=True, peer=False) == 0
     out = capsys.readouterr().out
-    assert "attention_backward(1,1)" in out and "15 opt" in out
+    assert "attention_backward(1,1)" in out and "15 opt" in out and "peer" not in out
 
 
 def test_bench_frontier_selects_instances_and_exits_3_on_a_missed_target(capsys):
@@ -342,17 +398,56 @@ def test_bench_frontier_selects_instances_and_exits_3_on_a_missed_target(capsys)
     from ioverify.bench import frontier
     from ioverify.cli import main
 
-    assert frontier.run(only="approximate_attention(1,1,2)") == 0
+    assert frontier.run(only="approximate_attention(1,1,2)", peer=False) == 0
     out = capsys.readouterr().out
     assert "approximate_attention(1,1,2)" in out and "17 opt" in out  # one-shot, M = 3
     assert "attention_backward(1,1)" not in out
-    assert frontier.run(only="matmul(3,3,3)", cell_limit=0.2, max_vertices=100) == 3
+    assert frontier.run(only="matmul(3,3,3)", cell_limit=0.2, max_vertices=100,
+                        peer=False) == 3
     out = capsys.readouterr().out
     assert "matmul(3,3,3)" in out and "opt" not in out.split("\n")[2]
-    assert frontier.run(max_vertices=10) == 0  # nothing that small: nothing missed
+    assert frontier.run(max_vertices=10, peer=False) == 0  # nothing that small: nothing missed
     for argv, word in ((["--only", "nothing"], "matches no instance"),
                        (["--max-vertices", "0"], "must be positive")):
         assert main(["bench", "frontier", *argv]) == 2
         assert word in capsys.readouterr().err
     assert main(["bench", "replay", "--only", "matmul"]) == 2
     assert "frontier suite only" in capsys.readouterr().err
+    assert main(["bench", "replay", "--no-peer"]) == 2
+    assert "frontier suite only" in capsys.readouterr().err
+
+
+def test_bench_frontier_without_the_cpsat_extra_says_the_peer_is_left_out(capsys, monkeypatch):
+    from ioverify.bench import frontier
+    from ioverify.search import cpsat
+
+    monkeypatch.setattr(cpsat, "available", lambda: False)
+    assert frontier.run(only="approximate_attention(1,1,2)", ablation=False) == 0
+    out = capsys.readouterr().out
+    assert "needs the optional 'cpsat' extra" in out and "without" not in out
+    assert " peer" not in out.split("\n")[2]
+
+
+def test_bench_frontier_runs_the_peer_beside_ioverify_on_each_cell(capsys):
+    """The peer baseline in the same sweep: per cell its I/O (its schedule replayed at the
+    cell's M and variant), whether CP-SAT proved it within its horizon, its seconds; never
+    below ioverify's proved optimum, and never counted as settling a cell."""
+    pytest.importorskip("ortools")
+    import json
+
+    from ioverify.bench import Rows, frontier
+
+    out = Rows(as_json=True)
+    assert frontier.run(only="approximate_attention(1,1,2)", cell_limit=1.0, ablation=False,
+                        out=out) == 0
+    rows = [row for row in out.records if row["table"] == "frontier"]
+    assert len(rows) == 8 and all("without" not in row for row in rows)
+    for row in rows:
+        peer, ours = row["peer"], row["with_abstraction"]
+        assert peer["replays"] in ("yes", "no schedule") and peer["seconds"] < 10
+        if peer["io"] is not None:
+            assert peer["io"] >= ours["lower"] == ours["upper"]
+        assert peer["horizon"] > 0 and json.dumps(peer)
+    assert frontier.peer_text({"replays": "NO", "io": None}) == "NO"
+    assert frontier.peer_text({"replays": "yes", "io": 4, "proved_within_horizon": True}) == "4h"
+    assert frontier.peer_text({"replays": "no schedule", "io": None}) == "-"

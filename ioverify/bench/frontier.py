@@ -7,7 +7,17 @@ verdict (the optimum, or the bracket proved) and the seconds of each run.
 Per-cell time limits are the issue's targets (60 s up to 46 vertices, 600 s up to 64) unless
 ``cell_limit`` is given (``ioverify bench frontier --cell-limit S``); the full sweep at the
 targets takes hours; ``max_vertices`` (``--max-vertices N``) sweeps only the instances of at
-most N vertices, ``only`` (``--only TEXT``) those whose label contains TEXT.  ``--quick``: attention_backward(1,1) only, at 5 s a cell."""
+most N vertices, ``only`` (``--only TEXT``) those whose label contains TEXT.  ``--quick``: attention_backward(1,1) only, at 5 s a cell.
+
+The peer baseline runs in the same sweep, on the same cell with the same time limit: the
+time-indexed 0-1 model in the style of OneStopParallel solved by OR-Tools CP-SAT
+(``ioverify.search.cpsat``, the optional ``cpsat`` extra; horizon = the greedy schedule's
+actions + 3, as that project sets it, warm-started from that schedule).  Its columns are its
+best I/O (its schedule replayed here; ``NO`` if it fails replay), whether CP-SAT proved it
+optimal *within that horizon* (``h`` after the value: not a proof of the game's optimum) and
+its seconds.  The peer is a baseline only: nothing it answers reaches a verdict.
+``peer=False`` (``--no-peer``) leaves it out, ``ablation=False`` (``--no-ablation``) the run
+without the abstraction bound."""
 
 from __future__ import annotations
 
@@ -60,15 +70,23 @@ def answer(verdict) -> tuple[str, int | None, int | None]:
 
 
 def run(quick: bool = False, out: Rows | None = None, cell_limit: float | None = None,
-        max_vertices: int | None = None, only: str | None = None) -> int:
-    """Exit 0 when every cell is settled within its limit, else 3 (a target missed)."""
-    from ioverify.search.pebbling import pebble, trivial_lower_bound
+        max_vertices: int | None = None, only: str | None = None, peer: bool = True,
+        ablation: bool = True) -> int:
+    """Exit 0 when every cell is settled within its limit, else 3 (a target missed; the
+    peer's answers never count)."""
+    from ioverify.search.cpsat import available
+    from ioverify.search.pebbling import trivial_lower_bound
 
     out = out or Rows()
     missed = False
     out.note(machine_line())
-    out.note(f"{'instance':<29} {'V':>3} {'M':>3} {'variant':<10} {'without':>12} {'s':>6} "
-             f"{'with abstraction':>16} {'s':>6}")
+    if peer and not available():
+        out.note("the peer column is left out: it needs the optional 'cpsat' extra "
+                 "(pip install 'ioverify[cpsat]')")
+        peer = False
+    out.note(f"{'instance':<29} {'V':>3} {'M':>3} {'variant':<10} "
+             + (f"{'without':>12} {'s':>6} " if ablation else "")
+             + f"{'with abstraction':>16} {'s':>6}" + (f" {'peer':>8} {'s':>6}" if peer else ""))
     for label, dag in instances(quick):
         if (max_vertices is not None and len(dag) > max_vertices
                 or only is not None and only not in label):
@@ -78,23 +96,68 @@ def run(quick: bool = False, out: Rows | None = None, cell_limit: float | None =
         for memory in range(dag.min_memory, len(dag) + 2):
             settled = True
             for variant in ("one-shot", "recompute"):
-                cells = []
-                for use in (False, True):
-                    start = time.monotonic()
-                    verdict = pebble(dag, memory, variant=variant, timeout=limit,
-                                     abstraction=use)
-                    cells.append((*answer(verdict), time.monotonic() - start, verdict))
-                (plain, low0, up0, s0, _), (text, low1, upper, s1, last) = cells
-                settled = settled and upper == trivial
-                status = "optimal" if low1 is not None and low1 == upper else "unknown"
+                record, columns = cell(dag, memory, variant, limit, ablation, peer)
+                ours = record["with_abstraction"]
+                settled = settled and ours["upper"] == trivial
+                status = ("optimal" if ours["lower"] is not None
+                          and ours["lower"] == ours["upper"] else "unknown")
                 missed = missed or status != "optimal"
                 out.row("frontier", status,
-                        f"{label:<29} {len(dag):>3} {memory:>3} {variant:<10} {plain:>12} "
-                        f"{s0:>6.1f} {text:>16} {s1:>6.1f}",
+                        f"{label:<29} {len(dag):>3} {memory:>3} {variant:<10} {columns}",
                         instance=label, vertices=len(dag), memory=memory, variant=variant,
-                        without={"lower": low0, "upper": up0, "seconds": round(s0, 3)},
-                        with_abstraction={"lower": low1, "upper": upper,
-                                          "seconds": round(s1, 3)})
+                        **record)
             if settled:
                 break
     return 3 if missed else 0
+
+
+def cell(dag, memory: int, variant: str, limit: float, ablation: bool,
+         peer: bool) -> tuple[dict, str]:
+    """One (M, variant) cell: ``pebble`` with the abstraction bound (and without it if
+    ``ablation``), then the peer if ``peer``, each with ``limit`` seconds; the JSON record
+    and the table's columns."""
+    from ioverify.search.pebbling import pebble
+
+    record, columns = {}, []
+    for name, use in (("without", False), ("with_abstraction", True)):
+        if name == "without" and not ablation:
+            continue
+        start = time.monotonic()
+        text, lower, upper = answer(pebble(dag, memory, variant=variant, timeout=limit,
+                                           abstraction=use))
+        seconds = time.monotonic() - start
+        record[name] = {"lower": lower, "upper": upper, "seconds": round(seconds, 3)}
+        columns.append(f"{text:>{12 if name == 'without' else 16}} {seconds:>6.1f}")
+    if peer:
+        record["peer"] = peer_cell(dag, memory, variant, limit)
+        columns.append(f"{peer_text(record['peer']):>8} {record['peer']['seconds']:>6.1f}")
+    return record, " ".join(columns)
+
+
+def peer_cell(dag, memory: int, variant: str, seconds: float) -> dict:
+    """The peer on one cell: CP-SAT on the time-indexed model, warm-started from the greedy
+    schedule, for at most ``seconds``; its schedule replayed here in the cell's M and variant.
+    ``io`` is None when it has no schedule or its schedule fails replay (``replays``)."""
+    from ioverify.game.greedy import greedy_schedule
+    from ioverify.game.replay import replay
+    from ioverify.search.cpsat import solve
+
+    start = time.monotonic()
+    result = solve(dag, memory, variant, greedy_schedule(dag, memory), seconds)
+    replays = (result.schedule is not None
+               and replay(dag, result.schedule, memory, variant).ok)
+    return {"io": result.io if replays else None,
+            "proved_within_horizon": bool(replays and result.proved_within_horizon),
+            "horizon": result.horizon, "status": result.status,
+            "replays": "yes" if replays else "no schedule" if result.schedule is None else "NO",
+            "seconds": round(time.monotonic() - start, 3)}
+
+
+def peer_text(cell: dict) -> str:
+    """``17h``: I/O 17, optimal within the horizon; ``17``: the best found; ``-``: none;
+    ``NO``: a schedule that failed replay."""
+    if cell["replays"] == "NO":
+        return "NO"
+    if cell["io"] is None:
+        return "-"
+    return f"{cell['io']}{'h' if cell['proved_within_horizon'] else ''}"

@@ -485,21 +485,28 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
         _horizon_evidence(dag, memory, variant, evidence, figure, log)
 
 
+# The heuristics an exhaustive-search evidence may name: the abstraction bound over the
+# disjoint parts, or over the parts sharing their inputs (``abstraction.parts_of``).
+HEURISTICS = {"abstraction": False, "abstraction-shared": True}
+
+
 def _exhaustive_evidence(dag, memory, variant, below, figure, log, exact, heuristic) -> None:
-    """Re-run the exhaustive search below ``below``.  ``heuristic`` ("abstraction" or absent)
+    """Re-run the exhaustive search below ``below``.  ``heuristic`` (HEURISTICS, or absent)
     only says how to re-run it quickly: every admissible heuristic gives the same answer, so
     the certificate's word on it is a hint, never a premise."""
     if exact:
         _same("evidence below (the level the search proved, the optimum)", figure, below)
     _require(below >= figure, f"evidence below {below}: the exhaustive search proved nothing "
                               f"cheaper than {below} only, not {figure}")
-    _require(heuristic in (None, "abstraction"), f"evidence heuristic {heuristic!r}: only "
-                                                  f"'abstraction' is known")
+    _require(heuristic in (None, *HEURISTICS), f"evidence heuristic {heuristic!r}: only "
+                                               f"{' and '.join(map(repr, HEURISTICS))} are known")
+    parts = (abstraction.parts_of(dag, share_inputs=HEURISTICS[heuristic])
+             if heuristic is not None else [])
     bound = None
-    if heuristic == "abstraction" and abstraction.parts_of(dag):
+    if parts:
         bound = abstraction.AbstractionBound(dag, memory, require_variant(variant, {variant},
                                                                           "the re-check"),
-                                             abstraction.parts_of(dag), nested=False)
+                                             parts, nested=False)
     result = exhaustive_optimum(dag, memory, variant, below=below, bound=bound)
     if result.optimum is not None:
         _reject(f"exhaustive re-search finds a {variant} schedule of I/O {result.optimum} below "

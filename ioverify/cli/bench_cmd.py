@@ -29,6 +29,11 @@ def register(sub) -> None:
     p.add_argument("--only", metavar="TEXT",
                    help="frontier only: sweep only the instances whose label (as printed) "
                         "contains TEXT, e.g. 'matmul(2,2,3)'")
+    p.add_argument("--no-peer", action="store_true",
+                   help="frontier only: leave out the peer baseline (CP-SAT on the "
+                        "time-indexed model) run on each cell beside ioverify")
+    p.add_argument("--no-ablation", action="store_true",
+                   help="frontier only: leave out the run without the abstraction bound")
     p.set_defaults(handler=_bench)
 
 
@@ -60,6 +65,12 @@ def _frontier_options(args) -> dict:
         if flag != "--only" and not value > 0:
             raise InvalidArgument(f"{flag} must be positive, got {value}")
         options[flag[2:].replace("-", "_")] = value
+    for flag, name in (("--no-peer", "peer"), ("--no-ablation", "ablation")):
+        if getattr(args, f"no_{name}"):
+            if args.suite != "frontier":
+                raise InvalidArgument(f"{flag} applies to the frontier suite only, not "
+                                      f"{args.suite!r}")
+            options[name] = False
     if args.only is not None:
         from ioverify.bench.frontier import instances
 

@@ -44,6 +44,23 @@ V_gP(g(c)|gP) = V_P(c|P), and summing over the parts (g permutes them) gives h(g
 **Fewer vertices.**  Nothing above needs the parts to cover every vertex: dropping a vertex
 from every part only drops its loads and stores from the sum.  Parts may leave out vertices.
 
+**Overlapping parts (cost partitioning).**  Parts may also share vertices, if each shares
+the cost: let k(v) be the number of parts holding v and, in P's restricted game, let a load or
+store of v cost w(v) = 1 / k(v) (``cost_partition``: in integer units of 1 / D, D the least
+common multiple of the k(v), each part's search costs v D / k(v)).  The restriction lemma
+needs nothing of disjointness, so S|P is legal in P's game and costs there the weighted sum
+of S's transfers on P's vertices; summing over the parts, each transfer of S on v is counted
+k(v) times at 1 / k(v), so sum_P V_P^w(c|P) <= sum_P w-cost(S|P) <= io(S) (admissible).  A
+block of cost w splits the same way into parts' costs summing to at most w (consistent).
+Every cost is a whole number, so the ceiling of the sum keeps both properties
+(ceil(h(c)) <= ceil(w + h(c')) = w + ceil(h(c'))), and the bound returns that ceiling.  At a
+goal each part's value is its weighted missing output stores, and the sum is the number of
+missing stores exactly.  The automorphisms kept are those permuting the parts, which
+preserve each k(v) and so each weight.  The shared parts (``parts_of(share_inputs=True)``)
+put each input in every part that reads it: the query rows of attention then each pay 1 / n
+of a load of every key and value they read, instead of the first row paying all of them and
+the others none.
+
 V_P is computed by the exhaustive search itself on P's restricted game (N9 proves the normal
 form from any configuration and for restricted games), with the same kind of bound over a
 split of P into smaller parts as its heuristic (``nested``; the restricted game of a subset
@@ -56,9 +73,11 @@ search stops with the level it had proved.  Pure Python, no solver (trusted base
 
 from __future__ import annotations
 
+import math
 import re
 
 from ioverify.dag.model import DAG
+from ioverify.errors import InternalError
 from ioverify.game.exhaustive import INFINITY, _Search, restricted_optimum
 from ioverify.game.rules import Variant
 
@@ -82,27 +101,26 @@ class AbstractionBound:
                  nested: bool = True):
         self.n = len(dag)
         self.parts = list(parts)
+        if len(set(self.parts)) != len(self.parts):
+            raise InternalError("abstraction bound: a part is given twice")
+        self.scale, weights = cost_partition(self.parts)
         self.inner = []
         self.searches = []
-        for part in self.parts:
+        for part, weight in zip(self.parts, weights):
             inner = None
-            if nested:
+            if nested and weight is None:  # nesting needs each part's game unweighted
                 pieces = split_part(dag, part)
                 if len(pieces) > 1:
                     inner = AbstractionBound(dag, memory, variant, pieces, deadline, max_states,
                                              nested=False)
             self.inner.append(inner)
-            self.searches.append(_Search(dag, memory, variant, part=part, bound=inner))
+            self.searches.append(_Search(dag, memory, variant, part=part, bound=inner,
+                                         weights=weight))
         self.memos: list[dict[tuple[int, int, int], float]] = [{} for _ in self.parts]
         self.deadline = deadline
         self.max_states = max_states
         self.one_shot = variant.at_most_once
         self.restricted_searches = 0  # how many restricted searches ran (for the benchmark)
-        self.owner = [-1] * self.n
-        for i, part in enumerate(self.parts):
-            for v in range(self.n):
-                if part >> v & 1:
-                    self.owner[v] = i
 
     def set_deadline(self, deadline: float | None) -> None:
         self.deadline = deadline
@@ -111,14 +129,18 @@ class AbstractionBound:
                 inner.set_deadline(deadline)
 
     def preserved_by(self, perm: tuple[int, ...]) -> bool:
-        """Whether the automorphism ``perm`` maps every part onto a part (and the vertices in
-        no part onto vertices in no part): then the bound is the same at every image."""
-        image_of = {}
-        for v, w in enumerate(perm):
-            a, b = self.owner[v], self.owner[w]
-            if (a < 0) != (b < 0) or image_of.setdefault(a, b) != b:
+        """Whether the automorphism ``perm`` maps every part onto a part: then it permutes
+        the parts (it is a bijection), keeps each vertex's number of parts and so its weight,
+        maps the vertices in no part onto vertices in no part, and the bound is the same at
+        every image."""
+        parts = set(self.parts)
+        for part in self.parts:
+            image = 0
+            for v in _set_bits(part):
+                image |= 1 << perm[v]
+            if image not in parts:
                 return False
-        return len(set(image_of.values())) == len(image_of)
+        return True
 
     def root(self, dag: DAG) -> float:
         """The bound at the game's start (inputs blue, nothing red): a lower bound on the
@@ -126,7 +148,8 @@ class AbstractionBound:
         return self(0, sum(1 << v for v in dag.inputs), 0)
 
     def __call__(self, red: int, blue: int, computed: int) -> float:
-        """sum_P V_P(c|P), or INFINITY if some part cannot finish."""
+        """sum_P V_P(c|P) (with overlapping parts: its ceiling, the values being in units
+        of 1 / scale), or INFINITY if some part cannot finish."""
         total = 0
         if not self.one_shot:
             computed = 0
@@ -139,7 +162,7 @@ class AbstractionBound:
             if value == INFINITY:
                 return INFINITY
             total += value
-        return total
+        return total if self.scale == 1 else -(-total // self.scale)
 
     def _solve(self, search: _Search, memo: dict, key: tuple[int, int, int]) -> float:
         self.restricted_searches += 1
@@ -153,31 +176,79 @@ class AbstractionBound:
         return value
 
 
+def cost_partition(parts: list[int]) -> tuple[int, list[tuple[int, dict] | None]]:
+    """(scale, per part its ``_Search`` weights or None): a vertex in k parts costs
+    scale / k in each (scale: the least common multiple of the k > 1), so its shares add up
+    to one transfer; None for a part with no shared vertex when no part shares any."""
+    count: dict[int, int] = {}
+    for part in parts:
+        for v in _set_bits(part):
+            count[v] = count.get(v, 0) + 1
+    scale = math.lcm(1, *count.values())
+    if scale == 1:
+        return 1, [None] * len(parts)
+    return scale, [(scale, {v: scale // count[v] for v in _set_bits(part) if count[v] > 1})
+                   for part in parts]
+
+
+def _set_bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
 # --- partitions ---------------------------------------------------------------------------------
 
-def parts_of(dag: DAG, max_vertices: int = PART_MAX_VERTICES) -> list[int]:
-    """A partition of ``dag``'s useful vertices into parts (vertex masks) for the bound: for an
-    attention backward DAG (recognised by its vertex names) whose rows fit in ``max_vertices``,
-    its query rows (``attention_backward_rows``); else the connected pieces of the non-input
-    vertices (for attention forward, the query rows), each input in the piece of its first
-    successor, a piece larger than ``max_vertices`` split by the first output its vertices
-    reach.  Any partition gives a valid bound (module docstring); this one only aims at a
-    strong one.  Empty if there is only one part (then the bound is the game itself)."""
+def parts_of(dag: DAG, max_vertices: int = PART_MAX_VERTICES,
+             share_inputs: bool = False) -> list[int]:
+    """Parts (vertex masks) of ``dag``'s useful vertices for the bound: for an attention
+    backward DAG (recognised by its vertex names) whose rows fit in ``max_vertices``, its query
+    rows (``attention_backward_rows``); else the connected pieces of the non-input vertices
+    (for attention forward, the query rows), each input in the piece of its first successor, a
+    piece larger than ``max_vertices`` split by the first output its vertices reach.
+
+    ``share_inputs``: each input is then also put in every other part holding one of its
+    successors, its cost split evenly among them (``cost_partition``), so the rows pay their
+    share of the keys and values they all read, where the disjoint parts charge one row and
+    make them free for the others; empty if that changes no part or makes one larger than
+    ``max_vertices``.  Neither kind is always stronger (attention_forward(3,1), M = 3: 37
+    disjoint, 45 shared; attention_backward(2,1), M = 5: 26 and 24), so ``pebble`` computes
+    both at the start and keeps the stronger.  Any such parts give a valid bound (module
+    docstring); these only aim at a strong one.  Empty if there is only one part (then the
+    bound is the game itself)."""
+    parts = _disjoint_parts(dag, max_vertices)
+    if not share_inputs or len(parts) <= 1:
+        return parts if len(parts) > 1 else []
+    shared = _share_inputs(dag, parts)
+    if shared == parts or any(part.bit_count() > max_vertices for part in shared):
+        return []
+    return shared
+
+
+def _disjoint_parts(dag: DAG, max_vertices: int) -> list[int]:
     rows = attention_backward_rows(dag, max_vertices)
     if rows is not None:
-        return rows if len(rows) > 1 else []
-    useful = set(dag.useful)
-    pieces = _pieces(dag, useful)
+        return rows
+    pieces = _pieces(dag, set(dag.useful))
     parts = []
     for piece in pieces:
         if len(piece) > max_vertices:
             parts.extend(_by_first_output(dag, piece, max_vertices))
         else:
             parts.append(piece)
-    parts = [p for p in parts if p]
-    if len(parts) <= 1:
-        return []
-    return [sum(1 << v for v in part) for part in parts]
+    return [sum(1 << v for v in part) for part in parts if part]
+
+
+def _share_inputs(dag: DAG, parts: list[int]) -> list[int]:
+    """``parts`` with each input added to every part holding one of its successors."""
+    shared = []
+    for part in parts:
+        for v in dag.inputs:
+            if any(part >> s & 1 for s in dag.succs[v]):
+                part |= 1 << v
+        shared.append(part)
+    return shared
 
 
 # Vertex labels of the attention backward families (``ioverify.dag.attention``,

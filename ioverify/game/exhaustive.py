@@ -240,9 +240,14 @@ class _Search:
     """A* over normal-form configurations at block boundaries; module docstring: N1-N8."""
 
     def __init__(self, dag: DAG, memory: int, variant: Variant, deadline: float | None = None,
-                 part: int | None = None, bound=None):
+                 part: int | None = None, bound=None, weights: tuple[int, dict] | None = None):
         """``part``: a vertex mask; search the game RESTRICTED to it (``restricted_optimum``)
-        instead of the game itself.  ``bound``: a further lower bound on the remaining I/O,
+        instead of the game itself.  ``weights`` (restricted games only): ``(scale, {v: w})``,
+        a load or store of v costs w (``scale`` if v is not listed) instead of 1; costs and
+        the optimum are then in units of 1 / scale of a transfer (the cost-partitioned
+        abstraction bound, ``ioverify.game.abstraction``).  N1-N9 compare schedules by their
+        I/O and computes only through "never adds a load or a store", so they hold for any
+        positive weights.  ``bound``: a further lower bound on the remaining I/O,
         a function of (red, blue, computed) that is admissible, consistent and unchanged by the
         automorphisms the search keys by (``ioverify.game.abstraction``; ``exhaustive_optimum``
         keeps only those); the heuristic is the larger of the two, which keeps all three
@@ -268,6 +273,9 @@ class _Search:
                          if part is None else _NoSymmetry())
         self.part = part
         self.bound = bound
+        if weights is not None and part is None:
+            raise InternalError("exhaustive search: weights are for restricted games only")
+        self.cost_of = int.bit_count if weights is None else _weighted_count(*weights)
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
         self.keep_closed = False  # ``run`` keeps the closed keys with their g in ``closed``
         self.closed: dict[int, int] | None = None
@@ -312,14 +320,15 @@ class _Search:
             missing = pred_mask[v] & ~red
             loads |= missing & loadable
             todo |= missing & ~blue & ~must
-        return pending.bit_count() + loads.bit_count()
+        return self.cost_of(pending) + self.cost_of(loads)
 
     # --- the blocks ---------------------------------------------------------------------------
 
     def blocks(self, red: int, blue: int, fresh: int, computed: int):
         """The blocks leaving a configuration (module docstring, N4-N6): tuples (cost, red,
         blue, fresh, computed, block), block = (c, evicted mask, stored mask)."""
-        memory, pred_mask, once = self.memory, self.pred_mask, self.at_most_once
+        memory, pred_mask, once, cost_of = (self.memory, self.pred_mask, self.at_most_once,
+                                            self.cost_of)
         size = red.bit_count()
         kept = fresh & blue  # N6: fresh and blue: cannot be evicted
         must_store = fresh & ~blue  # N6: fresh without blue: stored when evicted
@@ -331,8 +340,8 @@ class _Search:
             missing = preds & ~red
             if missing & ~blue:
                 continue
-            loads = missing.bit_count()
-            evict = size + loads + 1 - memory
+            loads = cost_of(missing)
+            evict = size + missing.bit_count() + 1 - memory
             ncomputed = computed | bit if once else computed
             nfresh = (fresh & ~preds) | bit
             if evict <= 0:
@@ -344,7 +353,7 @@ class _Search:
                 forced = gone & must_store
                 for extra in _submasks(gone & ~blue & ~forced):
                     stored = forced | extra
-                    yield (loads + stored.bit_count(), nred, blue | stored, nfresh & ~gone,
+                    yield (loads + cost_of(stored), nred, blue | stored, nfresh & ~gone,
                            ncomputed, (c, gone, stored))
 
     # --- the search --------------------------------------------------------------------------
@@ -409,14 +418,14 @@ class _Search:
         fresh, computed = key >> 2 * n & full, key >> 3 * n
         g = info[key][0]
         limit = queue.limit
-        output_mask, memo = self.output_mask, self.memo
+        output_mask, memo, cost_of = self.output_mask, self.memo, self.cost_of
         blocks = self.blocks(red, blue, fresh, computed)
         for i, (cost, nred, nblue, nfresh, ncomp, block) in enumerate(blocks, 1):
             if (deadline is not None and i % _CHECK_CLOCK_EVERY == 0
                     and time.monotonic() > deadline):
                 return
             ng = g + cost
-            if ng + (output_mask & ~nblue).bit_count() >= limit:  # h counts these stores
+            if ng + cost_of(output_mask & ~nblue) >= limit:  # h counts these stores
                 continue
             nkey = canonical(nred | nblue << n | nfresh << 2 * n | ncomp << 3 * n)
             if nkey in closed:  # consistent heuristic: closed states are final
@@ -671,6 +680,26 @@ def _masks(sets, deadline: float | None) -> list[int]:
             _in_time(deadline)
         masks.append(sum(1 << v for v in vertices))
     return masks
+
+
+def _weighted_count(scale: int, weights: dict[int, int]):
+    """mask -> the sum over its bits v of ``weights.get(v, scale)`` (a few masked counts)."""
+    by_weight: dict[int, int] = {}
+    for v, w in weights.items():
+        if not (isinstance(w, int) and 0 < w):
+            raise InternalError(f"exhaustive search: weight {w!r} of vertex {v} is not a "
+                                "positive integer")
+        if w != scale:
+            by_weight[w] = by_weight.get(w, 0) | 1 << v
+    classes = [(mask, scale - w) for w, mask in sorted(by_weight.items())]
+
+    def cost(mask: int) -> int:
+        total = scale * mask.bit_count()
+        for light, less in classes:
+            total -= less * (mask & light).bit_count()
+        return total
+
+    return cost
 
 
 def _useful_within(pred_mask: list[int], output_mask: int) -> int:

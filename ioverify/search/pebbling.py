@@ -551,9 +551,9 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     schedule it finds is replayed in the verdict's variant and becomes the upper bound; the
     lower bound it proves counts only in the verdict's own variant."""
     below = st.upper if claim is None else min(claim, st.upper)
-    bound = _abstraction(st, variant) if st.abstraction else None
+    bound, kind = _abstraction(st, variant) if st.abstraction else (None, None)
     what = f"exhaustive {variant.name} search below {below}"
-    st.report(what + (" (abstraction bound)" if bound is not None else ""))
+    st.report(what + (f" ({kind} bound)" if bound is not None else ""))
     with _heartbeat(st, what):
         result = exhaustive_optimum(st.dag, st.memory, variant, below=below,
                                     deadline=st.deadline, max_states=max_states,
@@ -565,7 +565,7 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     if variant == st.variant and result.lower_bound is not None:
         detail = {"states": result.states, "below": result.lower_bound}
         if bound is not None:  # how to re-run it quickly; any admissible heuristic agrees
-            detail["heuristic"] = "abstraction"
+            detail["heuristic"] = kind
         st.raise_lower(result.lower_bound, Evidence("exhaustive-search", detail))
     return result
 
@@ -581,25 +581,32 @@ ABSTRACTION_MARGIN = 3
 
 
 def _abstraction(st: _State, variant: Variant):
-    """The abstraction bound (``ioverify.game.abstraction``) for the exhaustive search in
-    ``variant``, if its value at the start, computed within ABSTRACTION_SHARE of the time left
-    (without a timeout: within the restricted searches' state cap), beats the trivial bound
-    by ABSTRACTION_MARGIN or a quarter of it; else None (it would see little the search's own
-    heuristic does not, and cost time at every configuration)."""
-    parts = abstraction.parts_of(st.dag)
-    if not parts:
-        return None
+    """(the abstraction bound, its kind) for the exhaustive search in ``variant``
+    (``ioverify.game.abstraction``), over the disjoint parts or the parts sharing their inputs,
+    whichever is higher at the start (computed within ABSTRACTION_SHARE of the time left, each
+    kind half of it; without a timeout, within the restricted searches' state cap), if that
+    value beats the trivial bound by ABSTRACTION_MARGIN or a quarter of it; else (None, None):
+    it would see little the search's own heuristic does not, and cost time at every
+    configuration."""
+    best = None
     with _share(st, ABSTRACTION_SHARE[variant.at_most_once]):
-        # Flat: the nested split makes the start value slower (attention_forward(2,2), M = 3:
-        # 7.3 s against 2.2 s) for a small gain later (docs/performance.md).
-        bound = abstraction.AbstractionBound(st.dag, st.memory, variant, parts,
-                                             deadline=st.deadline, nested=False)
-        try:
-            root = bound.root(st.dag)
-        except DeadlineReached:
-            return None
+        for kind, share_inputs in (("abstraction", False), ("abstraction-shared", True)):
+            parts = abstraction.parts_of(st.dag, share_inputs=share_inputs)
+            if not parts:
+                continue
+            with _share(st, 1 / 2 if kind == "abstraction" else 1):
+                # Flat: the nested split makes the start value slower (attention_forward(2,2),
+                # M = 3: 7.3 s against 2.2 s) for a small gain later (docs/performance.md).
+                bound = abstraction.AbstractionBound(st.dag, st.memory, variant, parts,
+                                                     deadline=st.deadline, nested=False)
+                try:
+                    root = bound.root(st.dag)
+                except DeadlineReached:
+                    continue
+            if best is None or root > best[0]:
+                best = (root, bound, kind)
     trivial = trivial_lower_bound(st.dag)
-    if root < trivial + max(ABSTRACTION_MARGIN, trivial // 4):
-        return None
-    bound.set_deadline(st.deadline)
-    return bound
+    if best is None or best[0] < trivial + max(ABSTRACTION_MARGIN, trivial // 4):
+        return None, None
+    best[1].set_deadline(st.deadline)
+    return best[1], best[2]
