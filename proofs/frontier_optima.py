@@ -86,8 +86,10 @@ CLAIMS = [
         variant="one-shot",
         notes="12 is reached earlier: at M = 11 one-shot (59 s) and at M = 11 and 12 in "
               "recompute (61 s and 158 s) with `ioverify pebble --timeout 600` "
-              "(docs/performance.md), too slow for the check's budget. So the one-shot curve "
-              "is 13 at M = 10 and 12 from M = 11 on; below M = 10 only brackets are proved.",
+              "(docs/performance.md), too slow for the check's budget; so is the one-shot "
+              "optimum 14 at M = 9 (58 s, 1.25 million configurations). So the one-shot curve "
+              "is 14 at M = 9, 13 at M = 10 and 12 from M = 11 on; at M = 8 the bracket is "
+              "[15, 20] after 600 s, and below M = 8 only wider brackets are proved.",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
                               FORWARD_31_OPTIMA),
     ),
