@@ -448,6 +448,11 @@ def test_bench_frontier_runs_the_peer_beside_ioverify_on_each_cell(capsys):
         if peer["io"] is not None:
             assert peer["io"] >= ours["lower"] == ours["upper"]
         assert peer["horizon"] > 0 and json.dumps(peer)
+    from ioverify.bench.peer import cell
+    from ioverify.game.greedy import greedy_schedule
+
+    alone = cell(pyramid(3), 3, "one-shot", 2.0)  # the suite's cell, as `bench peer` runs it
+    assert alone["replays"] == "yes" and alone["io"] <= greedy_schedule(pyramid(3), 3).io
     assert frontier.peer_text({"replays": "NO", "io": None}) == "NO"
     assert frontier.peer_text({"replays": "yes", "io": 4, "proved_within_horizon": True}) == "4h"
     assert frontier.peer_text({"replays": "no schedule", "io": None}) == "-"

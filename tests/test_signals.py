@@ -22,7 +22,13 @@ SCRIPT = textwrap.dedent("""
     clauses = [[var(p, h) for h in range(holes)] for p in range(holes + 1)]
     clauses += [[-var(p, h), -var(q, h)] for h in range(holes)
                 for p in range(holes + 1) for q in range(p + 1, holes + 1)]
-    if solver == "glucose":
+    if solver == "cp-sat":
+        from ioverify.dag import attention_forward
+        from ioverify.game.greedy import greedy_schedule
+        from ioverify.search import cpsat
+        dag = attention_forward(2, 2)
+        solve = lambda: cpsat.solve(dag, 3, "one-shot", greedy_schedule(dag, 3), 120.0).status
+    elif solver == "glucose":
         from ioverify.solve.backends import SatQuery
         query = SatQuery(clauses, holes * (holes + 1), {}, [])
         solve = lambda: query.check(0)
@@ -44,11 +50,15 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("solver", ["glucose", "z3"])
+@pytest.mark.parametrize("solver", ["glucose", "z3", "cp-sat"])
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
 def test_a_signal_reaches_a_solver_working_in_c(solver, name):
+    """For CP-SAT (the peer baseline and the curve's upper-bound worker) the bug was worse:
+    its own SIGINT handler ended the search and the command went on to the next cell."""
     if solver == "glucose":
         pytest.importorskip("pysat")
+    if solver == "cp-sat":
+        pytest.importorskip("ortools")
     done = subprocess.run([sys.executable, "-c", SCRIPT, solver, name], capture_output=True,
                           text=True, timeout=120)
     words = done.stdout.split()

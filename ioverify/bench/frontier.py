@@ -7,7 +7,8 @@ verdict (the optimum, or the bracket proved) and the seconds of each run.
 Per-cell time limits are the issue's targets (60 s up to 46 vertices, 600 s up to 64) unless
 ``cell_limit`` is given (``ioverify bench frontier --cell-limit S``); the full sweep at the
 targets takes hours; ``max_vertices`` (``--max-vertices N``) sweeps only the instances of at
-most N vertices, ``only`` (``--only TEXT``) those whose label contains TEXT.  ``--quick``: attention_backward(1,1) only, at 5 s a cell.
+most N vertices, ``only`` (``--only TEXT``) those whose label contains TEXT.  ``--quick``:
+attention_backward(1,1) only, at 5 s a cell.
 
 The peer baseline runs in the same sweep, on the same cell with the same time limit: the
 time-indexed 0-1 model in the style of OneStopParallel solved by OR-Tools CP-SAT
@@ -22,6 +23,7 @@ without the abstraction bound."""
 from __future__ import annotations
 
 from ioverify.bench import Rows, machine_line
+from ioverify.bench.peer import cell as peer_cell
 
 import time
 
@@ -134,30 +136,11 @@ def cell(dag, memory: int, variant: str, limit: float, ablation: bool,
     return record, " ".join(columns)
 
 
-def peer_cell(dag, memory: int, variant: str, seconds: float) -> dict:
-    """The peer on one cell: CP-SAT on the time-indexed model, warm-started from the greedy
-    schedule, for at most ``seconds``; its schedule replayed here in the cell's M and variant.
-    ``io`` is None when it has no schedule or its schedule fails replay (``replays``)."""
-    from ioverify.game.greedy import greedy_schedule
-    from ioverify.game.replay import replay
-    from ioverify.search.cpsat import solve
-
-    start = time.monotonic()
-    result = solve(dag, memory, variant, greedy_schedule(dag, memory), seconds)
-    replays = (result.schedule is not None
-               and replay(dag, result.schedule, memory, variant).ok)
-    return {"io": result.io if replays else None,
-            "proved_within_horizon": bool(replays and result.proved_within_horizon),
-            "horizon": result.horizon, "status": result.status,
-            "replays": "yes" if replays else "no schedule" if result.schedule is None else "NO",
-            "seconds": round(time.monotonic() - start, 3)}
-
-
-def peer_text(cell: dict) -> str:
+def peer_text(record: dict) -> str:
     """``17h``: I/O 17, optimal within the horizon; ``17``: the best found; ``-``: none;
     ``NO``: a schedule that failed replay."""
-    if cell["replays"] == "NO":
+    if record["replays"] == "NO":
         return "NO"
-    if cell["io"] is None:
+    if record["io"] is None:
         return "-"
-    return f"{cell['io']}{'h' if cell['proved_within_horizon'] else ''}"
+    return f"{record['io']}{'h' if record['proved_within_horizon'] else ''}"

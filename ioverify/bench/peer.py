@@ -8,6 +8,8 @@ peer lives here and in the curve's upper-bound portfolio only, never in a verdic
 
 from __future__ import annotations
 
+import time
+
 from ioverify.bench import Rows, machine_line
 from ioverify.dag.registry import build
 from ioverify.game.greedy import greedy_schedule
@@ -21,7 +23,7 @@ MEMORIES = {False: None, True: 2}  # quick: the two smallest feasible M only
 
 
 def run(quick: bool = False, out: Rows | None = None) -> int:
-    from ioverify.search.cpsat import available, solve
+    from ioverify.search.cpsat import available
 
     out = out or Rows()
     if not available():
@@ -37,20 +39,36 @@ def run(quick: bool = False, out: Rows | None = None) -> int:
         for memory in _memories(dag, MEMORIES[quick]):
             greedy = greedy_schedule(dag, memory)
             for variant in ("one-shot", "recompute"):
-                result = solve(dag, memory, variant, greedy, SECONDS[quick])
-                ok = result.schedule is not None and replay(dag, result.schedule, memory,
-                                                            variant).ok
-                replays = "yes" if ok else "no schedule" if result.schedule is None else "NO"
+                result = cell(dag, memory, variant, SECONDS[quick], greedy)
                 out.row("peer", "valid",
                         f"{name:26} {memory:>3} {variant:>9} {greedy.io:>6} "
-                        f"{result.io if result.io is not None else '-':>5} "
-                        f"{'yes' if result.proved_within_horizon else 'no':>6} "
-                        f"{result.horizon:>7} {result.seconds:>7.1f}  {replays}",
+                        f"{result['io'] if result['io'] is not None else '-':>5} "
+                        f"{'yes' if result['proved_within_horizon'] else 'no':>6} "
+                        f"{result['horizon']:>7} {result['seconds']:>7.1f}  "
+                        f"{result['replays']}",
                         instance=name, memory=memory, variant=variant, greedy=greedy.io,
-                        peer=result.io, proved_within_horizon=result.proved_within_horizon,
-                        horizon=result.horizon, seconds=round(result.seconds, 3),
-                        replays=replays)
+                        **result)
     return 0
+
+
+def cell(dag, memory: int, variant: str, seconds: float, start=None) -> dict:
+    """The peer on one cell: CP-SAT on the time-indexed model, warm-started from ``start``
+    (the greedy schedule if None), for at most ``seconds``; its schedule replayed here at the
+    cell's M and variant.  ``io`` is None when it has no schedule or its schedule fails replay
+    (``replays``: "yes", "no schedule" or "NO"); ``proved_within_horizon`` only for a schedule
+    that replays."""
+    from ioverify.search.cpsat import solve
+
+    began = time.monotonic()
+    start = greedy_schedule(dag, memory) if start is None else start
+    result = solve(dag, memory, variant, start, seconds)
+    replays = (result.schedule is not None
+               and replay(dag, result.schedule, memory, variant).ok)
+    return {"io": result.io if replays else None,
+            "proved_within_horizon": bool(replays and result.proved_within_horizon),
+            "horizon": result.horizon, "status": result.status,
+            "replays": "yes" if replays else "no schedule" if result.schedule is None else "NO",
+            "seconds": round(time.monotonic() - began, 3)}
 
 
 def _memories(dag, count: int | None) -> list[int]:

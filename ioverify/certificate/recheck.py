@@ -485,22 +485,19 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
         _horizon_evidence(dag, memory, variant, evidence, figure, log)
 
 
-# The heuristics an exhaustive-search evidence may name: the abstraction bound over the
-# disjoint parts, or over the parts sharing their inputs (``abstraction.parts_of``).
-HEURISTICS = {"abstraction": False, "abstraction-shared": True}
-
-
 def _exhaustive_evidence(dag, memory, variant, below, figure, log, exact, heuristic) -> None:
-    """Re-run the exhaustive search below ``below``.  ``heuristic`` (HEURISTICS, or absent)
-    only says how to re-run it quickly: every admissible heuristic gives the same answer, so
-    the certificate's word on it is a hint, never a premise."""
+    """Re-run the exhaustive search below ``below``.  ``heuristic`` (a name of
+    ``abstraction.KINDS``, or absent) only says how to re-run it quickly: every admissible
+    heuristic gives the same answer, so the certificate's word on it is a hint, never a
+    premise."""
     if exact:
         _same("evidence below (the level the search proved, the optimum)", figure, below)
     _require(below >= figure, f"evidence below {below}: the exhaustive search proved nothing "
                               f"cheaper than {below} only, not {figure}")
-    _require(heuristic in (None, *HEURISTICS), f"evidence heuristic {heuristic!r}: only "
-                                               f"{' and '.join(map(repr, HEURISTICS))} are known")
-    parts = (abstraction.parts_of(dag, share_inputs=HEURISTICS[heuristic])
+    known = " and ".join(map(repr, abstraction.KINDS))
+    _require(heuristic in (None, *abstraction.KINDS),
+             f"evidence heuristic {heuristic!r}: only {known} are known")
+    parts = (abstraction.parts_of(dag, share_inputs=abstraction.KINDS[heuristic])
              if heuristic is not None else [])
     bound = None
     if parts:

@@ -78,7 +78,7 @@ import re
 
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError
-from ioverify.game.exhaustive import INFINITY, _Search, restricted_optimum
+from ioverify.game.exhaustive import INFINITY, _bits, _Search, restricted_optimum
 from ioverify.game.rules import Variant
 
 # A restricted search stores at most this many configurations (about 50 MB); past it the
@@ -136,7 +136,7 @@ class AbstractionBound:
         parts = set(self.parts)
         for part in self.parts:
             image = 0
-            for v in _set_bits(part):
+            for v in _bits(part):
                 image |= 1 << perm[v]
             if image not in parts:
                 return False
@@ -182,23 +182,21 @@ def cost_partition(parts: list[int]) -> tuple[int, list[tuple[int, dict] | None]
     to one transfer; None for a part with no shared vertex when no part shares any."""
     count: dict[int, int] = {}
     for part in parts:
-        for v in _set_bits(part):
+        for v in _bits(part):
             count[v] = count.get(v, 0) + 1
     scale = math.lcm(1, *count.values())
     if scale == 1:
         return 1, [None] * len(parts)
-    return scale, [(scale, {v: scale // count[v] for v in _set_bits(part) if count[v] > 1})
+    return scale, [(scale, {v: scale // count[v] for v in _bits(part) if count[v] > 1})
                    for part in parts]
 
 
-def _set_bits(mask: int):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
 # --- partitions ---------------------------------------------------------------------------------
+
+# The two kinds of parts, by the name a proof's evidence records (``"heuristic"``), each with
+# its ``share_inputs``: the disjoint parts, and the parts sharing their inputs' cost.
+KINDS = {"abstraction": False, "abstraction-shared": True}
+
 
 def parts_of(dag: DAG, max_vertices: int = PART_MAX_VERTICES,
              share_inputs: bool = False) -> list[int]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from ioverify import _signals
 from ioverify.dag.model import DAG
 from ioverify.game.greedy import greedy_schedule
 from ioverify.game.rules import Schedule
@@ -114,7 +115,12 @@ def solve(dag: DAG, memory: int, variant: str, start: Schedule, seconds: float, 
     # longer than a cell's slice and the warm start is lost (measured on
     # attention_backward(2, 1), M = 4: no solution in 15 s with presolve, the hint without).
     solver.parameters.cp_model_presolve = False
-    status = solver.solve(model)
+    # CP-SAT's own SIGINT handler would end the search and let the command go on as if the
+    # time limit had passed: Ctrl-C and SIGTERM instead stop it through ``_signals``, and the
+    # Python handler then runs as soon as the solve call returns.
+    solver.parameters.catch_sigint_signal = False
+    with _signals.interrupting(solver.stop_search):
+        status = solver.solve(model)
     name = solver.status_name(status)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return PeerResult(None, None, False, horizon, time.monotonic() - began, name)

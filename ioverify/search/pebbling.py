@@ -584,17 +584,16 @@ def _abstraction(st: _State, variant: Variant):
     """(the abstraction bound, its kind) for the exhaustive search in ``variant``
     (``ioverify.game.abstraction``), over the disjoint parts or the parts sharing their inputs,
     whichever is higher at the start (computed within ABSTRACTION_SHARE of the time left, each
-    kind half of it; without a timeout, within the restricted searches' state cap), if that
-    value beats the trivial bound by ABSTRACTION_MARGIN or a quarter of it; else (None, None):
+    kind an even share of it; without a timeout, within the restricted searches' state cap), if
+    that value beats the trivial bound by ABSTRACTION_MARGIN or a quarter of it; else (None, None):
     it would see little the search's own heuristic does not, and cost time at every
     configuration."""
     best = None
+    kinds = [(kind, parts) for kind, share_inputs in abstraction.KINDS.items()
+             if (parts := abstraction.parts_of(st.dag, share_inputs=share_inputs))]
     with _share(st, ABSTRACTION_SHARE[variant.at_most_once]):
-        for kind, share_inputs in (("abstraction", False), ("abstraction-shared", True)):
-            parts = abstraction.parts_of(st.dag, share_inputs=share_inputs)
-            if not parts:
-                continue
-            with _share(st, 1 / 2 if kind == "abstraction" else 1):
+        for i, (kind, parts) in enumerate(kinds):
+            with _share(st, 1 / (len(kinds) - i)):  # an even share of what is left
                 # Flat: the nested split makes the start value slower (attention_forward(2,2),
                 # M = 3: 7.3 s against 2.2 s) for a small gain later (docs/performance.md).
                 bound = abstraction.AbstractionBound(st.dag, st.memory, variant, parts,
