@@ -111,3 +111,32 @@ def test_greedy_schedule_stops_at_a_passed_deadline():
 
     with pytest.raises(DeadlineReached, match="greedy schedule"):
         greedy_schedule(attention_forward(4, 2), 5, deadline=time.monotonic() - 1)
+
+
+@given(st.data())
+def test_the_best_greedy_schedule_is_legal_and_the_cheapest_of_its_orders(data):
+    from ioverify.game.greedy import best_greedy_schedule, depth_first_order
+    from ioverify.strategies import dags
+
+    dag = data.draw(dags(max_vertices=14, max_in_degree=3))
+    memory = data.draw(st.integers(dag.min_memory, dag.min_memory + 3))
+    outputs = list(dag.outputs)
+    for roots in (outputs, outputs[::-1]):
+        order = depth_first_order(dag, roots)
+        assert sorted(order) == sorted(v for v in dag.useful if not dag.is_input[v])
+        place = {v: i for i, v in enumerate(order)}
+        assert all(place[p] < place[v] for v in order for p in dag.preds[v] if p in place)
+    best = best_greedy_schedule(dag, memory)
+    result = replay(dag, best, memory, "one-shot")
+    assert result.ok and result.io == best.io
+    assert best.io == min(greedy_schedule(dag, memory, order=order).io for order in (
+        None, depth_first_order(dag, outputs), depth_first_order(dag, outputs[::-1])))
+
+
+def test_the_depth_first_order_finishes_a_query_row_at_a_time():
+    """attention_forward(2,2) numbers its vertices stage by stage: in that order the greedy
+    player computes every score first; depth-first it finishes each row's outputs."""
+    from ioverify.game.greedy import best_greedy_schedule
+
+    dag = attention_forward(2, 2)
+    assert [greedy_schedule(dag, 4).io, best_greedy_schedule(dag, 4).io] == [53, 38]

@@ -12,7 +12,7 @@ import time
 
 from ioverify.bench import Rows, machine_line
 from ioverify.dag.registry import build
-from ioverify.game.greedy import greedy_schedule
+from ioverify.game.greedy import best_greedy_schedule, greedy_schedule
 from ioverify.game.replay import replay
 from ioverify.game.rules import infeasibility
 
@@ -37,7 +37,7 @@ def run(quick: bool = False, out: Rows | None = None) -> int:
         dag = build({"family": family, "params": params})
         name = f"{family}({', '.join(str(v) for v in params.values())})"
         for memory in _memories(dag, MEMORIES[quick]):
-            greedy = greedy_schedule(dag, memory)
+            greedy = best_greedy_schedule(dag, memory)
             for variant in ("one-shot", "recompute"):
                 result = cell(dag, memory, variant, SECONDS[quick], greedy)
                 out.row("peer", "valid",
@@ -60,7 +60,7 @@ def cell(dag, memory: int, variant: str, seconds: float, start=None) -> dict:
     from ioverify.search.cpsat import solve
 
     began = time.monotonic()
-    start = greedy_schedule(dag, memory) if start is None else start
+    start = best_greedy_schedule(dag, memory) if start is None else start
     result = solve(dag, memory, variant, start, seconds)
     replays = (result.schedule is not None
                and replay(dag, result.schedule, memory, variant).ok)

@@ -277,6 +277,7 @@ class _Search:
             raise InternalError("exhaustive search: weights are for restricted games only")
         self.cost_of = int.bit_count if weights is None else _weighted_count(*weights)
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
+        self.trivial_memo: dict[int, float] = {}  # with ``bound``: the count alone (``_trivial``)
         self.keep_closed = False  # ``run`` keeps the closed keys with their g in ``closed``
         self.closed: dict[int, int] | None = None
 
@@ -305,21 +306,24 @@ class _Search:
 
     def _trivial(self, pending: int, red: int, blue: int, computed: int) -> float:
         """The count of ``heuristic`` (stores of ``pending``, the loads MUST forces)."""
-        loads = 0
         todo = pending & ~red
         must = 0
+        reached = 0  # the predecessors of MUST
         pred_mask = self.pred_mask
-        loadable = blue if self.at_most_once else self.input_mask
+        closed = red | blue  # MUST stops at a vertex with a pebble
+        if self.at_most_once:
+            if todo & computed:
+                return INFINITY  # v must be computed again
+            closed |= computed  # reaching one ends the search below
         while todo:
             low = todo & -todo
-            todo ^= low
-            v = low.bit_length() - 1
-            if computed >> v & 1:
-                return INFINITY  # one-shot only: v must be computed again
             must |= low
-            missing = pred_mask[v] & ~red
-            loads |= missing & loadable
-            todo |= missing & ~blue & ~must
+            preds = pred_mask[low.bit_length() - 1]
+            reached |= preds
+            todo = (todo ^ low) | (preds & ~closed & ~must)
+        if self.at_most_once and reached & ~red & ~blue & computed:
+            return INFINITY  # a MUST vertex computed already, without a pebble: computed again
+        loads = reached & ~red & (blue if self.at_most_once else self.input_mask)
         return self.cost_of(pending) + self.cost_of(loads)
 
     # --- the blocks ---------------------------------------------------------------------------
@@ -413,12 +417,18 @@ class _Search:
         """Push every block's successor whose g improves and whose f stays below the limit;
         stop early once ``deadline`` has passed (the caller then stops: the f of the state
         popped last is proved whether or not its expansion finished)."""
-        n, full, heuristic, canonical = self.n, self.full, self.heuristic, self.symmetry.canonical
+        n, full, canonical, bound = self.n, self.full, self.symmetry.canonical, self.bound
         red, blue = key & full, key >> n & full
         fresh, computed = key >> 2 * n & full, key >> 3 * n
         g = info[key][0]
         limit = queue.limit
         output_mask, memo, cost_of = self.output_mask, self.memo, self.cost_of
+        # Without ``bound`` the memo holds the whole heuristic; with it, ``trivial_memo`` holds
+        # the cheap count alone, so a successor it already puts out of reach costs neither a
+        # canonical key nor a call of ``bound``.  The heuristic does not depend on which image
+        # of a configuration is looked at (``heuristic``, ``exhaustive_optimum``), so the test
+        # may come before the canonical key.
+        trivial_memo = memo if bound is None else self.trivial_memo
         blocks = self.blocks(red, blue, fresh, computed)
         for i, (cost, nred, nblue, nfresh, ncomp, block) in enumerate(blocks, 1):
             if (deadline is not None and i % _CHECK_CLOCK_EVERY == 0
@@ -427,23 +437,33 @@ class _Search:
             ng = g + cost
             if ng + cost_of(output_mask & ~nblue) >= limit:  # h counts these stores
                 continue
+            hkey = nred | nblue << n | ncomp << 2 * n
+            h = memo.get(hkey)
+            whole = h is not None or bound is None
+            if h is None:
+                h = trivial_memo.get(hkey)
+                if h is None:
+                    if len(trivial_memo) >= _MEMO_MAX:
+                        trivial_memo.clear()
+                    h = trivial_memo[hkey] = self._trivial(output_mask & ~nblue, nred, nblue,
+                                                           ncomp)
+                whole = whole or h == INFINITY
+            if ng + h >= limit:
+                continue
             nkey = canonical(nred | nblue << n | nfresh << 2 * n | ncomp << 3 * n)
             if nkey in closed:  # consistent heuristic: closed states are final
                 continue
             old = info.get(nkey)
-            if old is None:
-                hkey = nred | nblue << n | ncomp << 2 * n
-                h = memo.get(hkey)
-                if h is None:
-                    if len(memo) >= _MEMO_MAX:
-                        memo.clear()
-                    h = memo[hkey] = heuristic(nred, nblue, ncomp)
-            elif old[0] <= ng:
-                continue
-            else:
+            if old is not None:
+                if old[0] <= ng:
+                    continue
                 h = old[3]
-            if ng + h >= limit:
-                continue
+            elif not whole:
+                if len(memo) >= _MEMO_MAX:
+                    memo.clear()
+                h = memo[hkey] = max(h, bound(nred, nblue, ncomp))
+                if ng + h >= limit:
+                    continue
             info[nkey] = (ng, key, block, h)
             queue.push(ng + h, h, nkey)
 

@@ -13,12 +13,51 @@ from ioverify.game.rules import Schedule
 CHECK_CLOCK_EVERY = 1024  # compute steps between two looks at the deadline
 
 
-def greedy_schedule(dag: DAG, memory: int, deadline: float | None = None) -> Schedule:
-    """A one-shot schedule: compute the needed vertices in topological order, evict the red
-    vertex whose next use is farthest (Belady; the smallest vertex among equals), store before
-    evicting what is needed later, delete a red vertex once it has no use left.  ``deadline``
-    (a ``time.monotonic()`` value): DeadlineReached if it passes first."""
-    return _Greedy(dag, memory).run(deadline)
+def greedy_schedule(dag: DAG, memory: int, deadline: float | None = None,
+                    order: list[int] | None = None) -> Schedule:
+    """A one-shot schedule: compute the needed vertices in topological order (``order``, by
+    default increasing vertex number), evict the red vertex whose next use is farthest (Belady;
+    the smallest vertex among equals), store before evicting what is needed later, delete a red
+    vertex once it has no use left.  ``deadline`` (a ``time.monotonic()`` value):
+    DeadlineReached if it passes first."""
+    return _Greedy(dag, memory, order).run(deadline)
+
+
+def best_greedy_schedule(dag: DAG, memory: int, deadline: float | None = None) -> Schedule:
+    """The cheapest of ``greedy_schedule`` over a few compute orders: increasing vertex
+    number, and depth-first from the outputs, in increasing and in decreasing order (each
+    output's cone computed before the next one's).  The families number their vertices stage
+    by stage, so the first order computes every score before any output; the depth-first ones
+    finish one query row at a time, and cost far less at small M (attention_forward(2,2),
+    M = 4: 53 against 38)."""
+    outputs = list(dag.outputs)
+    orders = [None, depth_first_order(dag, outputs), depth_first_order(dag, outputs[::-1])]
+    schedules = [greedy_schedule(dag, memory, deadline, order) for order in orders]
+    return min(schedules, key=lambda schedule: schedule.io)
+
+
+def depth_first_order(dag: DAG, roots: list[int]) -> list[int]:
+    """The non-input ancestors of ``roots`` (and the roots), in depth-first post-order: every
+    vertex after its predecessors, each root's cone as early as its predecessors allow."""
+    order: list[int] = []
+    seen = [False] * len(dag)
+    for root in roots:
+        if seen[root]:
+            continue
+        seen[root] = True
+        stack = [(root, iter(dag.preds[root]))]
+        while stack:
+            v, preds = stack[-1]
+            for p in preds:
+                if not seen[p]:
+                    seen[p] = True
+                    stack.append((p, iter(dag.preds[p])))
+                    break
+            else:
+                stack.pop()
+                if not dag.is_input[v]:
+                    order.append(v)
+    return order
 
 
 class _Greedy:
@@ -26,9 +65,10 @@ class _Greedy:
     current while its vertex is red and its key is still that vertex's next use (pushed again
     after every step that uses it), so the farthest one is found without scanning M of them."""
 
-    def __init__(self, dag: DAG, memory: int):
+    def __init__(self, dag: DAG, memory: int, order: list[int] | None = None):
         self.dag, self.memory = dag, memory
-        self.order = [v for v in dag.useful if not dag.is_input[v]]
+        self.order = ([v for v in dag.useful if not dag.is_input[v]] if order is None
+                      else order)
         self.uses: dict[int, list[int]] = {}
         for step, v in enumerate(self.order):
             for p in dag.preds[v]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ioverify import _signals
 from ioverify.dag.model import DAG
-from ioverify.game.greedy import greedy_schedule
+from ioverify.game.greedy import best_greedy_schedule
 from ioverify.game.rules import Schedule
 
 HORIZON_SLACK = 3  # steps beyond the warm start's actions (OneStopParallel's choice)
@@ -38,7 +38,8 @@ def available() -> bool:
 # --- the workers --------------------------------------------------------------------------------
 
 class GreedyWorker:
-    """The greedy schedule (Belady eviction), ``ioverify.game.greedy``."""
+    """The cheapest greedy schedule (Belady eviction, a few compute orders),
+    ``ioverify.game.greedy.best_greedy_schedule``."""
 
     name = "greedy"
 
@@ -47,7 +48,7 @@ class GreedyWorker:
 
     def propose(self, dag: DAG, memory: int, variant: str, best: Schedule | None,
                 seconds: float) -> Schedule | None:
-        return greedy_schedule(dag, memory)
+        return best_greedy_schedule(dag, memory)
 
 
 class CpSatWorker:
@@ -63,7 +64,7 @@ class CpSatWorker:
 
     def propose(self, dag: DAG, memory: int, variant: str, best: Schedule | None,
                 seconds: float) -> Schedule | None:
-        start = best if best is not None else greedy_schedule(dag, memory)
+        start = best if best is not None else best_greedy_schedule(dag, memory)
         return solve(dag, memory, variant, start, seconds, seed=self.seed).schedule
 
 

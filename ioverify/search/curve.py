@@ -35,7 +35,7 @@ from typing import Callable
 
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
-from ioverify.game.greedy import greedy_schedule
+from ioverify.game.greedy import best_greedy_schedule
 from ioverify.game.lemmas import carry_fact, trivial_lower_bound
 from ioverify.game.replay import replay
 from ioverify.game.rules import Schedule, infeasibility
@@ -172,7 +172,7 @@ class _Run:
                 if cell.infeasible:
                     cell.verdict = Infeasible(cell.infeasible, v)
                 else:
-                    self.offer(cell, greedy_schedule(self.dag, m), "greedy")
+                    self.offer(cell, best_greedy_schedule(self.dag, m), "greedy")
                 self.cells[cell.key] = cell
         self.carry()
 

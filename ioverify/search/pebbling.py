@@ -54,7 +54,7 @@ from ioverify import _signals
 from ioverify._check import positive
 from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
-from ioverify.game.greedy import greedy_schedule
+from ioverify.game.greedy import best_greedy_schedule, greedy_schedule
 from ioverify.game.lemmas import compute_demands, single_use_lemma, trivial_lower_bound
 from ioverify.game.replay import replay
 from ioverify.game.rules import (ONE_SHOT, Schedule, Variant, check_memory, infeasibility,
@@ -284,7 +284,7 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     deadline = None if timeout is None else start + timeout
     trivial = trivial_lower_bound(dag)
     try:
-        greedy = checked(dag, greedy_schedule(dag, memory, deadline), memory, ONE_SHOT, None,
+        greedy = checked(dag, best_greedy_schedule(dag, memory, deadline), memory, ONE_SHOT, None,
                          "greedy")
     except DeadlineReached as stop:  # reading the DAG and the first schedule used the time
         return Unknown(f"{stop}: no schedule yet", trivial, None, rules.name)
@@ -402,6 +402,14 @@ def _share(st: _State, fraction: float):
 # Of the time left, with a timeout, by the variant's at_most_once: one-shot (True) keeps more for
 # its exact-horizon encoding.
 EXHAUSTIVE_SHARE = {True: 1 / 3, False: 1 / 2}
+# Past this many compute steps the Z3 encodings have proved no lower bound above the trivial
+# one in any measured cell at 60 s (sparse_forward(causal 3,1), 27 steps, M = 6;
+# attention_forward(2,2), 34 steps, every M; docs/performance.md; at 18 steps they prove
+# attention_forward(2,1) in seconds), so there the exhaustive search, which proves every level
+# it closes, takes the larger share, LARGE_EXHAUSTIVE_SHARE, and the Z3 searches keep the rest
+# for the upper bounds they find.
+Z3_PROVES_UP_TO_STEPS = 24
+LARGE_EXHAUSTIVE_SHARE = {True: 2 / 3, False: 3 / 4}
 EXHAUSTIVE_MAX_STATES = 2_000_000  # about 0.5 GiB of configurations; past it, Z3 takes over
 EXHAUSTIVE_ONLY_MAX_STATES = 20_000_000  # method="exhaustive": about 5 GiB
 
@@ -430,7 +438,7 @@ def _one_shot_route(st: _State, claim: int | None) -> Verdict:
     proof = _exhaustive(st, claim)
     if not isinstance(proof, str):
         return proof
-    steps = sum(1 for v in st.dag.useful if not st.dag.is_input[v])
+    steps = _compute_steps(st.dag)
     result = descend(st, ONE_SHOT, steps, _stop(st, claim))
     if result.answer == "unsat":
         detail = {"method": "z3-compute-steps", "steps": steps, "unsat_budget": result.target,
@@ -463,7 +471,7 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
     proof = _exhaustive(st, claim)
     if not isinstance(proof, str):
         return proof
-    n = sum(1 for v in st.dag.useful if not st.dag.is_input[v])
+    n = _compute_steps(st.dag)
     demands = compute_demands(st.dag)
     horizon = sum(demands.values())
     proved = horizon <= HORIZON_CAP * n
@@ -503,7 +511,7 @@ def _one_shot_upper(st: _State, claim: int | None, route=None,
     optimum may exceed the recompute one).  Returns the sub-search's answer, for the record."""
     start = st.best
     if not replay(st.dag, start, st.memory, ONE_SHOT).ok:  # an incumbent of the variant
-        start = greedy_schedule(st.dag, st.memory)
+        start = best_greedy_schedule(st.dag, st.memory)
     sub = _State(st.dag, st.memory, ONE_SHOT, st.seed, st.deadline, st.progress, st.start,
                  start, start.io, st.lower, st.lower_evidence, exhaustive=st.exhaustive,
                  rlimit=st.rlimit, max_states=st.max_states, timeout=st.timeout,
@@ -534,7 +542,9 @@ def _exhaustive(st: _State, claim: int | None, share: float | None = None):
     reached (``SearchResult.lower_bound``)."""
     if not st.exhaustive:
         return "exhaustive search not run (method z3)"
-    share = EXHAUSTIVE_SHARE[st.variant.at_most_once] if share is None else share
+    if share is None:
+        large = _compute_steps(st.dag) > Z3_PROVES_UP_TO_STEPS
+        share = (LARGE_EXHAUSTIVE_SHARE if large else EXHAUSTIVE_SHARE)[st.variant.at_most_once]
     max_states = st.max_states
     if st.out_of_time():
         return "timeout before the exhaustive search"
@@ -544,6 +554,11 @@ def _exhaustive(st: _State, claim: int | None, share: float | None = None):
     if settled is not None:
         return settled
     return f"exhaustive search incomplete after {result.states} states: {result.reason}"
+
+
+def _compute_steps(dag: DAG) -> int:
+    """The one-shot encoding's horizon: one step per useful non-input vertex."""
+    return sum(1 for v in dag.useful if not dag.is_input[v])
 
 
 def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states: int):
