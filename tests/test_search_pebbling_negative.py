@@ -141,9 +141,15 @@ def _check_against_exhaustive(dag):
         for variant, verdict in _optima(dag, memory).items():
             reference = exhaustive_optimum(dag, memory, variant)
             assert reference.complete
+            if isinstance(verdict, Bounded):
+                # Recompute, the demand-count horizon past HORIZON_CAP times the one-shot one:
+                # Z3 searched a shorter horizon, which proves nothing, and says so.
+                assert variant == "recompute" and not is_proof(verdict)
+                assert verdict.lower_bound <= reference.optimum <= verdict.upper_bound
+                continue
             assert isinstance(verdict, Optimal), verdict
             assert verdict.io == reference.optimum, (variant, memory)
-        if verdict.io == top:
+        if reference.optimum == top:
             break
 
 
