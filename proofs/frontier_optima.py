@@ -33,7 +33,7 @@ DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
 FORWARD_22_OPTIMA = {"one-shot": {3: 52, 8: 17, 9: 16}, "recompute": {8: 17, 9: 16}}
 
 # attention_forward(3, 1) (51 vertices): inputs plus outputs is 12.
-FORWARD_31_OPTIMA = {"one-shot": {10: 13, 13: 12}, "recompute": {13: 12}}
+FORWARD_31_OPTIMA = {"one-shot": {9: 14, 10: 13, 11: 12}, "recompute": {10: 13, 11: 12}}
 # sparse_forward(causal 3, 1) (36 vertices): inputs plus outputs is 12; every one-shot M is
 # settled (M = 3 and 4 since the rows share their inputs' cost in the abstraction bound); M = 5
 # in recompute is [15, 16] after 60 s, M = 3 and 4 open in recompute.
@@ -85,20 +85,20 @@ CLAIMS = [
     Claim(
         id=FORWARD_31,
         title="Exact optima of attention_forward(3, 1) at large M",
-        statement="attention_forward(3, 1) (51 vertices): the one-shot optimum at M = 10 is 13, "
-                  "one more than inputs plus outputs; at M = 13 the optimum is 12 (inputs plus "
-                  "outputs) in both variants, and so at every larger M.",
+        statement="attention_forward(3, 1) (51 vertices): the one-shot optimum is 14 at M = 9 "
+                  "and 13 at M = 10; the recompute optimum at M = 10 is 13 too; from M = 11 on "
+                  "the optimum is 12 (inputs plus outputs) in both variants.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="one-shot",
-        notes="12 is reached earlier: at M = 11 one-shot (59 s) and at M = 11 and 12 in "
-              "recompute (61 s and 158 s) with `ioverify pebble --timeout 600` "
-              "(docs/performance.md), too slow for the check's budget; so is the one-shot "
-              "optimum 14 at M = 9 (58 s, 1.25 million configurations). So the one-shot curve "
-              "is 14 at M = 9, 13 at M = 10 and 12 from M = 11 on; at M = 8 the bracket is "
-              "[15, 20] after 600 s, and below M = 8 only wider brackets are proved.",
+        notes="From M = 11 on: the optimum never rises with M and is never below inputs plus "
+              "outputs, so M = 11 settles every larger M. M = 9 one-shot takes about 28 s and "
+              "M = 10 recompute about 34 s. At M = 9 in recompute the bracket is [13, 14] after "
+              "600 s, at M = 8 in one-shot [15, 18]; below, only wider brackets are proved "
+              "(docs/performance.md).",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
-                              FORWARD_31_OPTIMA),
+                              FORWARD_31_OPTIMA, frozenset({("one-shot", 9),
+                                                            ("recompute", 10)})),
     ),
     Claim(
         id=SPARSE,
