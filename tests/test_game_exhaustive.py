@@ -90,8 +90,9 @@ def test_a_passed_deadline_stops_a_large_search_at_once():
     wide = exhaustive._Search(binary_tree(256), 3, one_shot)  # 128 successors of the start
     start = wide.input_mask << wide.n
     for deadline, states in ((None, 129), (past, exhaustive._CHECK_CLOCK_EVERY)):
-        info, queue = {start: (0, None, None, 0)}, exhaustive._Queue(exhaustive.INFINITY, 0)
-        wide._expand(start, info, set(), queue, deadline)
+        info, queue = ({start: (0, None, None, 0, start)},
+                       exhaustive._Queue(exhaustive.INFINITY, 0))
+        wide._expand(start, info, {}, queue, deadline)
         assert len(info) == states  # with a passed deadline, the first look at the clock stops it
     assert exhaustive._Symmetry(matmul(2, 2, 2), 3, past).group == []
     assert len(exhaustive._Symmetry(matmul(2, 2, 2), 3).group) == 15  # all but the identity

@@ -101,6 +101,11 @@ INFINITY = float("inf")
 # millisecond each.
 _CHECK_CLOCK_EVERY = 64  # successors
 _MEMO_MAX = 1 << 22  # heuristic values remembered (about 0.5 GiB); then the memo starts over
+# With at least this many automorphisms (besides the identity) configurations are made
+# canonical when popped, not when stored (``_Search.run``): attention_forward(2,2), 15 of them,
+# at M = 8 one-shot 19.1 s -> 6.9 s; approximate_attention(2,1,2), 3, at M = 7 one-shot below
+# 14, 27.3 s -> 30.2 s and twice the configurations.
+LAZY_GROUP = 8
 
 
 @dataclass(frozen=True)
@@ -279,6 +284,7 @@ class _Search:
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
         self.trivial_memo: dict[int, float] = {}  # with ``bound``: the count alone (``_trivial``)
         self.keep_closed = False  # ``run`` keeps the closed keys with their g in ``closed``
+        self.lazy = False  # set by ``run``: configurations made canonical when popped
         self.closed: dict[int, int] | None = None
 
     # --- the heuristic ---------------------------------------------------------------------
@@ -369,14 +375,18 @@ class _Search:
         then the answer is ((cost, path of keys) or None, ...), the path from the start to the
         goal with each key's g (``restricted_optimum``).
 
-        A state key packs red | blue << n | fresh << 2n | computed << 3n (computed: one-shot
-        only); ``info[key] = (g, parent key, block, h)``.  Keys are the configurations
-        reached, and one is made canonical (N8) only when it is popped: most stored
-        configurations are never popped (attention_forward(2,2) at M = 8: 6,735 of 383,968),
-        so this makes far fewer canonical keys.  With a consistent heuristic, which takes the
-        same value on a whole orbit, the first configuration of an orbit popped has the
-        smallest g of the orbit, so its canonical key is closed with that g and every later
-        one of the orbit is passed over; the first goal popped (N7) is optimal: every state
+        A configuration packs red | blue << n | fresh << 2n | computed << 3n (computed:
+        one-shot only); ``info[key] = (g, parent key, block, h, configuration)``, the
+        configuration as reached, which is the one expanded.  The key is its canonical form
+        (N8), or, with a group of LAZY_GROUP automorphisms or more, the configuration itself,
+        made canonical only when it is popped: most stored configurations are never popped
+        (attention_forward(2,2), 15 automorphisms, at M = 8: 6,735 of 539,934), so this makes
+        far fewer canonical keys, at the price of storing images of one configuration apart
+        (1.4 times the configurations there; with 3 automorphisms, approximate_attention(2,1,2)
+        at M = 7, twice as many, and slower).  Either way a popped configuration whose orbit
+        is closed is passed over.  With a consistent heuristic, which takes the same value on a
+        whole orbit, the first configuration of an orbit popped has the orbit's smallest g, so
+        closing the orbit with it is right; the first goal popped (N7) is optimal: every state
         left in the queue has f = g + h >= its f, and h is exact at a goal.  A run stopped
         early has proved the f it reached."""
         n, full = self.n, self.full
@@ -391,19 +401,20 @@ class _Search:
         limit = INFINITY if below is None else below
         if h0 >= limit:
             return None, 1, "", h0
-        start = red0 | blue0 << n | computed0 << 3 * n
-        info = {start: (0, None, None, h0)}
+        self.lazy = len(self.symmetry.group) >= LAZY_GROUP
+        start = red0 | blue0 << n | computed0 << 3 * n  # fixed by every automorphism
+        info = {start: (0, None, None, h0, start)}
         queue = _Queue(limit, h0)
         queue.push(h0, h0, start)
         closed: dict[int, int] = {}  # canonical key -> the g it was closed with
-        canonical = self.symmetry.canonical
+        canonical = self.symmetry.canonical if self.lazy else None
         while True:
             key = queue.pop()
             if key is None:  # no schedule below the limit (or none at all)
                 if self.keep_closed:  # every key stored was pushed below the limit, so popped
                     self.closed = closed
                 return None, len(info), "", None if limit == INFINITY else limit
-            orbit = canonical(key)
+            orbit = canonical(key) if canonical else key
             if orbit in closed:
                 continue
             closed[orbit] = info[key][0]
@@ -425,15 +436,16 @@ class _Search:
         stop early once ``deadline`` has passed (the caller then stops: the f of the state
         popped last is proved whether or not its expansion finished)."""
         n, full, bound, canonical = self.n, self.full, self.bound, self.symmetry.canonical
-        red, blue = key & full, key >> n & full
-        fresh, computed = key >> 2 * n & full, key >> 3 * n
-        g = info[key][0]
+        lazy = self.lazy
+        g, reached = info[key][0], info[key][4]
+        red, blue = reached & full, reached >> n & full
+        fresh, computed = reached >> 2 * n & full, reached >> 3 * n
         limit = queue.limit
         output_mask, memo, cost_of = self.output_mask, self.memo, self.cost_of
         # Without ``bound`` the memo holds the whole heuristic; with it, ``trivial_memo`` holds
         # the cheap count alone, so a successor it already puts out of reach costs no call of
-        # ``bound``.  Successors are stored as reached; ``run`` makes a key canonical when it
-        # pops it (a successor whose orbit is closed already is passed over there).
+        # ``bound``.  ``lazy`` (``run``): successors are keyed as reached, and made canonical
+        # when popped (a successor whose orbit is closed already is passed over there).
         trivial_memo = memo if bound is None else self.trivial_memo
         blocks = self.blocks(red, blue, fresh, computed)
         for i, (cost, nred, nblue, nfresh, ncomp, block) in enumerate(blocks, 1):
@@ -456,7 +468,10 @@ class _Search:
                 whole = whole or h == INFINITY
             if ng + h >= limit:
                 continue
-            nkey = nred | nblue << n | nfresh << 2 * n | ncomp << 3 * n
+            nraw = nred | nblue << n | nfresh << 2 * n | ncomp << 3 * n
+            nkey = nraw if lazy else canonical(nraw)
+            if not lazy and nkey in closed:  # consistent heuristic: closed orbits are final
+                continue
             old = info.get(nkey)
             if old is not None:
                 if old[0] <= ng:
@@ -467,26 +482,26 @@ class _Search:
                     memo.clear()
                 # On the canonical image (the bound is the same on an orbit): the images of
                 # one configuration then share the bound's memoised restricted values.
-                image = canonical(nkey)
+                image = canonical(nraw) if lazy else nkey
                 h = memo[hkey] = max(h, bound(image & full, image >> n & full, image >> 3 * n))
                 if ng + h >= limit:
                     continue
-            info[nkey] = (ng, key, block, h)
+            info[nkey] = (ng, key, block, h, nraw)
             queue.push(ng + h, h, nkey)
 
     def _schedule(self, goal: int, info: dict) -> Schedule:
         """Expand the path of blocks into explicit moves, then store the red outputs (N7).
-        The path runs through the configurations reached (``run``), so each block applies
-        as it was found; each step is checked to lead to the configuration recorded."""
+        Each block was applied to the configuration its parent was reached as (``run``), so
+        it applies as found; each step is checked to lead to the configuration recorded."""
         path = []
         key = goal
         while info[key][1] is not None:
-            _, parent, block, _ = info[key]
-            path.append((parent, block, key))
+            _, parent, block, _, reached = info[key]
+            path.append((info[parent][4], block, reached))
             key = parent
         n, full = self.n, self.full
         kinds, verts = bytearray(), []
-        actual = key
+        actual = info[key][4]
         for parent, (c, gone, stored), child in reversed(path):
             if parent != actual:
                 raise InternalError("exhaustive search: a path does not follow its blocks")
