@@ -13,7 +13,8 @@ attention_backward(1,1) only, at 5 s a cell.
 The peer baseline runs in the same sweep, on the same cell with the same time limit: the
 time-indexed 0-1 model in the style of OneStopParallel solved by OR-Tools CP-SAT
 (``ioverify.search.cpsat``, the optional ``cpsat`` extra; horizon = the greedy schedule's
-actions + 3, as that project sets it, warm-started from that schedule).  Its columns are its
+actions + 3, as that project sets it, warm-started from that schedule, the one ``pebble``
+starts from).  Its columns are its
 best I/O (its schedule replayed here; ``NO`` if it fails replay), whether CP-SAT proved it
 optimal *within that horizon* (``h`` after the value: not a proof of the game's optimum) and
 its seconds.  The peer is a baseline only: nothing it answers reaches a verdict.

@@ -2,7 +2,7 @@
 style of OneStopParallel (load/store/compute/delete per vertex per step, horizon = the initial
 schedule's actions + 3 as that project sets it) solved by OR-Tools CP-SAT
 (``ioverify.search.cpsat``, the optional ``cpsat`` extra), warm-started from ioverify's greedy
-schedule.  Per instance, M and variant: the peer's best value, whether it proved optimality
+schedule (``best_greedy_schedule``, the one ``pebble`` starts from).  Per instance, M and variant: the peer's best value, whether it proved optimality
 within its horizon (and which horizon), the seconds, and whether its schedule replays.  The
 peer lives here and in the curve's upper-bound portfolio only, never in a verdict."""
 

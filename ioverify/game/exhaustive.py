@@ -316,17 +316,17 @@ class _Search:
         must = 0
         reached = 0  # the predecessors of MUST
         pred_mask = self.pred_mask
-        closed = red | blue  # MUST stops at a vertex with a pebble
+        stop = red | blue  # MUST stops at a vertex with a pebble
         if self.at_most_once:
             if todo & computed:
                 return INFINITY  # v must be computed again
-            closed |= computed  # reaching one ends the search below
+            stop |= computed  # reaching one ends the search below
         while todo:
             low = todo & -todo
             must |= low
             preds = pred_mask[low.bit_length() - 1]
             reached |= preds
-            todo = (todo ^ low) | (preds & ~closed & ~must)
+            todo = (todo ^ low) | (preds & ~stop & ~must)
         if self.at_most_once and reached & ~red & ~blue & computed:
             return INFINITY  # a MUST vertex computed already, without a pebble: computed again
         loads = reached & ~red & (blue if self.at_most_once else self.input_mask)
@@ -457,7 +457,7 @@ class _Search:
                 continue
             hkey = nred | nblue << n | ncomp << 2 * n
             h = memo.get(hkey)
-            whole = h is not None or bound is None
+            whole = h is not None  # the heuristic itself, not only its cheap count
             if h is None:
                 h = trivial_memo.get(hkey)
                 if h is None:
@@ -465,7 +465,7 @@ class _Search:
                         trivial_memo.clear()
                     h = trivial_memo[hkey] = self._trivial(output_mask & ~nblue, nred, nblue,
                                                            ncomp)
-                whole = whole or h == INFINITY
+                whole = bound is None or h == INFINITY
             if ng + h >= limit:
                 continue
             nraw = nred | nblue << n | nfresh << 2 * n | ncomp << 3 * n

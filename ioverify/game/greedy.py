@@ -31,7 +31,10 @@ def best_greedy_schedule(dag: DAG, memory: int, deadline: float | None = None) -
     finish one query row at a time, and cost far less at small M (attention_forward(2,2),
     M = 4: 53 against 38)."""
     outputs = list(dag.outputs)
-    orders = [None, depth_first_order(dag, outputs), depth_first_order(dag, outputs[::-1])]
+    orders = [None, depth_first_order(dag, outputs)]
+    backwards = depth_first_order(dag, outputs[::-1])
+    if backwards != orders[1]:  # the same with one output
+        orders.append(backwards)
     schedules = [greedy_schedule(dag, memory, deadline, order) for order in orders]
     return min(schedules, key=lambda schedule: schedule.io)
 

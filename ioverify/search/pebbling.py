@@ -17,7 +17,8 @@
 3. **The exhaustive search first**: ``ioverify.game.exhaustive.exhaustive_optimum``, a
    configuration search over a proved normal form, horizon-free, in the verdict's variant, asked
    below the best known I/O, with a share of the time (a third for one-shot, half for
-   recompute) and a state cap.  When it finishes its answer is a proof in either variant
+   recompute; two thirds and three quarters past Z3_PROVES_UP_TO_STEPS compute steps) and a
+   state cap.  When it finishes its answer is a proof in either variant
    (evidence ``exhaustive-search``); when it does not, the Z3 searches take the time left.
 4. **recompute proofs need a horizon-free argument**; a bounded recompute encoding that is unsat
    only gives ``Bounded(horizon)``.  Besides the exhaustive search:
