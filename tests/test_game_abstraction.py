@@ -73,7 +73,9 @@ def naive_optimum(dag, memory, variant):
 @st.composite
 def restricted_cases(draw, max_vertices=6):
     """A DAG, M, a vertex set and a configuration that play can reach: red at most M, the
-    inputs blue, every non-input vertex that is red or blue computed."""
+    inputs blue, every non-input vertex that is red or blue computed, and the predecessors of a
+    computed vertex that are not inputs computed (the one-shot search starts only there,
+    ``exhaustive`` N12)."""
     dag = draw(dags(max_vertices=max_vertices, max_in_degree=3))
     memory = draw(memory_sizes(dag, max_extra=2))
     n = len(dag)
@@ -83,6 +85,9 @@ def restricted_cases(draw, max_vertices=6):
     inputs = sum(1 << v for v in dag.inputs)
     blue = draw(st.integers(0, (1 << n) - 1)) | inputs
     computed = (draw(st.integers(0, (1 << n) - 1)) | red | blue) & ~inputs
+    for v in reversed(range(n)):  # a computed vertex's predecessors were computed before it
+        if computed >> v & 1:
+            computed |= sum(1 << p for p in dag.preds[v]) & ~inputs
     weights = None  # a cost partition's weights (scale, {v: w}), half the time
     if draw(st.booleans()):
         scale = draw(st.integers(1, 4))

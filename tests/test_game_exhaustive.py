@@ -110,6 +110,54 @@ def test_useless_vertices_are_not_touched():
     assert result.optimum == 2 and dag.index["d"] not in set(result.schedule.vertices)
 
 
+def _blocks(dag, memory, variant, red, blue, computed=()):
+    """``_Search.blocks`` from a configuration given by vertex names (nothing fresh), and the
+    masks of the names."""
+    search = exhaustive._Search(dag, memory, exhaustive.require_variant(variant, {variant}, "t"))
+    mask = lambda names: sum(1 << dag.index[v] for v in names)  # noqa: E731
+    blocks = search.blocks(mask(red), mask(blue), 0, mask(computed))
+    return [(dag.names[c], cost, stored) for cost, *_, (c, _, stored) in blocks], mask
+
+
+def test_dead_vertices_are_neither_computed_nor_stored():
+    """N11: once the only output x reaches is blue, x is not recomputed, and not stored when
+    evicted."""
+    dag = DAG.from_edges(["a", "x", "y", "o1", "o2"],
+                         [("a", "x"), ("x", "o1"), ("a", "y"), ("y", "o2")])
+    blocks, _ = _blocks(dag, 2, "recompute", red=["x", "y"], blue=["a", "o1"])
+    assert blocks == [("o2", 0, 0)]  # x evicted, not stored
+    blocks, _ = _blocks(dag, 2, "recompute", red=["x", "y"], blue=["a"])
+    assert sorted(blocks) == [("o1", 0, 0), ("o1", 1, 1 << dag.index["y"]),
+                              ("o2", 0, 0), ("o2", 1, 1 << dag.index["x"])]
+    blocks, _ = _blocks(dag, 2, "recompute", red=["a"], blue=["a", "o1"])
+    assert blocks == [("y", 0, 0)]  # x is dead: not recomputed
+
+
+def test_one_shot_evictions_store_exactly_what_is_still_needed():
+    """N12: an evicted vertex without blue is stored when a compute still to come or its own
+    output role needs it, and never otherwise."""
+    dag = DAG.from_edges(["a", "x", "y", "o1", "o2"],
+                         [("a", "x"), ("x", "o1"), ("a", "y"), ("y", "o2")])
+    blocks, mask = _blocks(dag, 2, "one-shot", red=["x", "y"], blue=["a"], computed=["x", "y"])
+    assert sorted(blocks) == [("o1", 1, mask(["y"])), ("o2", 1, mask(["x"]))]
+    blocks, mask = _blocks(dag, 2, "one-shot", red=["o1", "y"], blue=["a"],
+                           computed=["x", "y", "o1"])
+    assert blocks == [("o2", 1, mask(["o1"]))]  # the output o1 is stored as it goes
+    chain = DAG.from_edges(["a", "x", "w", "o"], [("a", "x"), ("x", "w"), ("a", "w"), ("w", "o")])
+    blocks, _ = _blocks(chain, 2, "one-shot", red=["x", "w"], blue=["a"], computed=["x", "w"])
+    assert blocks == [("o", 0, 0)]  # x's only successor w is computed: x goes unstored
+
+
+def test_a_one_shot_search_starts_only_where_play_reaches():
+    dag = DAG.from_edges(["a", "x", "o"], [("a", "x"), ("x", "o")])
+    search = exhaustive._Search(dag, 2, exhaustive.require_variant("one-shot", {"one-shot"}, "t"))
+    o = 1 << dag.index["o"]
+    with pytest.raises(InternalError, match="reachable"):  # o computed, x not
+        exhaustive.restricted_optimum(search, 0, 1, o)
+    value, _ = exhaustive.restricted_optimum(search, 0, 1, 0)
+    assert value == 2
+
+
 def test_bad_arguments():
     dag = pyramid(2)
     for kwargs, word in [({"memory": 0}, "memory"), ({"memory": 3, "variant": "x"}, "variant"),

@@ -156,3 +156,44 @@ def test_bench_suite_quick(suite, capsys):
     assert f"method {method}" in out
     if method == "z3":
         assert "exhaustive-search" not in out
+
+
+def test_the_state_cap_is_lifted_where_z3_proves_nothing():
+    """Past Z3_PROVES_UP_TO_STEPS compute steps the exhaustive search may store as many
+    configurations as with method exhaustive: stopping it early would hand the time to Z3,
+    which proves no lower bound there; a cap given is kept."""
+    from ioverify.dag import attention_forward
+    from ioverify.search import pebbling
+
+    small, large = matmul(2, 2, 2), attention_forward(2, 2)
+    assert pebbling._compute_steps(small) <= pebbling.Z3_PROVES_UP_TO_STEPS
+    assert pebbling._compute_steps(large) > pebbling.Z3_PROVES_UP_TO_STEPS
+    assert pebbling.state_cap("auto", None, small) == pebbling.EXHAUSTIVE_MAX_STATES
+    assert pebbling.state_cap("auto", None, large) == pebbling.EXHAUSTIVE_ONLY_MAX_STATES
+    assert pebbling.state_cap("exhaustive", None, small) == pebbling.EXHAUSTIVE_ONLY_MAX_STATES
+    assert pebbling.state_cap("auto", 5, large) == 5
+    assert pebbling.state_cap("z3", None, large) is None
+
+
+def test_a_bound_that_stalls_leaves_the_rest_of_the_time_to_the_plain_search(monkeypatch):
+    """With the abstraction bound and a timeout the bounded search has half the time; when it
+    stops short (here its bound gives up at the first configuration, as a restricted search
+    past its cap does), the search without the bound settles the cell."""
+    from ioverify.errors import DeadlineReached
+    from ioverify.search import pebbling
+
+    class Stalls:
+        calls = 0
+
+        def preserved_by(self, perm):
+            return True
+
+        def __call__(self, red, blue, computed):
+            Stalls.calls += 1
+            raise DeadlineReached("restricted search past its cap")
+
+    monkeypatch.setattr(pebbling, "_abstraction", lambda st, variant: (Stalls(), "abstraction"))
+    verdict = pebble(matmul(2, 2, 2), 4, variant="one-shot", method="exhaustive", timeout=60)
+    assert isinstance(verdict, Optimal) and Stalls.calls >= 1
+    assert verdict.evidence.kind == "exhaustive-search"
+    assert "heuristic" not in verdict.evidence.detail  # proved by the plain search

@@ -8,14 +8,17 @@ that leaves it by the game's rules (docs/explanation/game.md) and the normal for
 without the search's code (it imports nothing of ``ioverify.game``).
 
 A configuration is (R, B, F, C): red, blue, FRESH (red vertices computed and not used since as
-a predecessor) and, in one-shot, computed.  A BLOCK for a vertex c that is not an input, from
-which an output is reachable, not red (one-shot: not computed), whose predecessors P not red
-all have blue: evict e = max(0, |R| + |P \\ R| + 1 - M) red vertices outside P and not both
-fresh and blue, storing every evicted fresh one without blue and any other evicted one without
-blue; load P \\ R; compute c.  Its cost is the loads plus the stores; afterwards F is
-(F \\ P \\ evicted) + c.  The NORMAL FORM theorem (proved in ``ioverify.game.exhaustive``, N1-N7,
-and restated in docs/explanation/proofs.md): if some complete schedule costs q, then some
-schedule of I/O <= q is a sequence of blocks from the start (R, F, C empty, B the inputs)
+a predecessor) and, in one-shot, computed.  A vertex is LIVE when an output without blue is
+reachable from it (itself, if it is an output).  A BLOCK for a vertex c that is not an input,
+from which an output is reachable, not red (one-shot: not computed; recompute: live), whose
+predecessors P not red all have blue: evict e = max(0, |R| + |P \\ R| + 1 - M) red vertices
+outside P and not both fresh and blue, storing, in recompute, every evicted fresh one without
+blue and any other evicted live one without blue, in one-shot exactly the evicted ones without
+blue that are outputs or have a successor, from which an output is reachable, not computed;
+load P \\ R; compute c.  Its cost is the loads plus the stores; afterwards F is
+(F \\ P \\ evicted) + c.  The NORMAL FORM theorem (proved in ``ioverify.game.exhaustive``,
+N1-N12, and restated in docs/explanation/proofs.md): if some complete schedule costs q, then
+some schedule of I/O <= q is a sequence of blocks from the start (R, F, C empty, B the inputs)
 followed by stores of outputs, and the configuration before those stores has every output red
 or blue (a GOAL).  That theorem is what this checker relies on; everything else it derives.
 
@@ -130,6 +133,10 @@ class _Game:
             if reaches >> v & 1:
                 reaches |= self.preds[v]
         self.computable = [v for v in range(n) if reaches >> v & 1 and not dag.is_input[v]]
+        self.succs = [0] * n  # each vertex's successors from which an output is reachable
+        for v in self.computable:
+            for p in _bits(self.preds[v]):
+                self.succs[p] |= 1 << v
 
     def pack(self, red: int, blue: int, fresh: int, computed: int) -> int:
         n = self.n
@@ -142,9 +149,10 @@ class _Game:
     def blocks(self, red: int, blue: int, fresh: int, computed: int):
         """(cost, c, red, blue, fresh, computed) after every block from the configuration."""
         size, memory = red.bit_count(), self.memory
+        stores = self._storable(red, blue, computed)
         for c in self.computable:
             bit = 1 << c
-            if red & bit or (self.one_shot and computed & bit):
+            if red & bit or (computed & bit if self.one_shot else not stores >> c & 1):
                 continue
             preds = self.preds[c]
             missing = preds & ~red
@@ -160,11 +168,32 @@ class _Game:
             evictable = red & ~preds & ~(fresh & blue)
             for chosen in combinations(_bits(evictable), evict):
                 gone = sum(1 << u for u in chosen)
-                forced, free = gone & fresh & ~blue, gone & ~fresh & ~blue
+                if self.one_shot:
+                    stored = gone & ~blue & stores
+                    yield (loads + stored.bit_count(), c, nred & ~gone, blue | stored,
+                           nfresh & ~gone, ncomputed)
+                    continue
+                forced, free = gone & fresh & ~blue, gone & ~fresh & ~blue & stores
                 for extra in _subsets(free):
                     stored = forced | extra
                     yield (loads + stored.bit_count(), c, nred & ~gone, blue | stored,
                            nfresh & ~gone, ncomputed)
+
+    def _storable(self, red: int, blue: int, computed: int) -> int:
+        """Recompute: the live vertices (the only ones a block computes or stores); one-shot:
+        the outputs and the red vertices with a successor not computed from which an output
+        is reachable (an evicted one without blue is stored)."""
+        if self.one_shot:
+            stores = self.outputs
+            for u in _bits(red):
+                if self.succs[u] & ~computed:
+                    stores |= 1 << u
+            return stores
+        live = self.outputs & ~blue
+        for v in range(self.n - 1, -1, -1):  # vertices are numbered in a topological order
+            if live >> v & 1:
+                live |= self.preds[v]
+        return live
 
     def lower(self, red: int, blue: int, computed: int) -> float:
         """LOWER of the module docstring (INFINITE when no one-shot continuation exists)."""

@@ -43,7 +43,8 @@ def register(sub) -> None:
                         "machine, unlike --timeout; 'unknown' (exit 3) if hit")
     p.add_argument("--max-states", type=positive_int, metavar="N",
                    help="cap on the configurations the exhaustive search stores (default "
-                        "2000000, 20000000 with --method exhaustive); past it only the level "
+                        "2000000; 20000000 with --method exhaustive or past 24 compute steps, "
+                        "where Z3 proves no lower bound); past it only the level "
                         "reached is proved")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--schedule-out", metavar="FILE",
@@ -137,7 +138,7 @@ def _single(args) -> int:
                          max_states=args.max_states, started=start)
     doc = verdict_to_json(verdict, dag, seconds=time.monotonic() - start)
     doc["budget"] = budget_record(rlimit=args.rlimit, timeout=args.timeout, seed=0,
-                                  max_states=state_cap(args.method, args.max_states))
+                                  max_states=state_cap(args.method, args.max_states, dag))
     code = exit_code(verdict)
     if args.proof is not None:
         doc["proof"] = write_proof(args, dag, verdict, start, _proof_kind(args, variant))

@@ -57,7 +57,8 @@ search, which covers every normal-form schedule, finds the optimum.
      treats such a state as a goal with that final cost.
 (N8) Symmetry: configurations are kept up to the automorphisms of the DAG (``_Symmetry``).
 
-(N9) Other starts and restricted games.  Nothing in N1-N7 uses that the start is the game's
+(N9) Other starts and restricted games.  Nothing in N1-N7 (nor N10, N11 below; N12 asks
+     for a one-shot start the game reaches) uses that the start is the game's
      own: from any configuration (R0, B0, C0) with |R0| <= M, taking no vertex as fresh, the
      same rewritings apply to an optimal schedule from it (N1 with one change: a useless
      vertex red at the start may be deleted, which a block's eviction covers), so the search
@@ -69,10 +70,44 @@ search, which covers every normal-form schedule, finds the optimum.
      outside P are free).  Its optimum from a configuration is ``restricted_optimum``; that it
      bounds the real game is argued in ``ioverify.game.abstraction``.
 
-A move of the search is therefore a *block* for a vertex c that is not red: evict a set E of
-|R| + |P \\ R| + 1 - M (or no) vertices outside P, storing any of them without blue (and every
-fresh one), load the predecessors P \\ R (they must have blue) and compute c.  Its cost is the
-loads plus the stores.  The found path is expanded into explicit store / delete / load /
+(N10) Every store of a vertex that is not an output is followed, later, by a load of it.  Blue
+     on v serves only loads of v (a store needs v without blue, and blue is never taken
+     away), so dropping a store that no load of v follows leaves every move legal and the
+     outputs blue: one transfer fewer, against the minimality of S* (of any weight, N9).
+(N11) Nothing DEAD is touched.  Call v dead in a configuration when every output reachable
+     from v (v itself if it is an output) has blue.  After any time t, S* loads, stores and
+     computes no vertex dead at t.  Let D be the vertices dead at t: D is closed under
+     successors (a successor reaches fewer outputs), so no predecessor of a vertex outside D
+     is in D, and blue is never taken away, so D stays dead.  Drop every load, store and
+     compute of a D vertex after t, and every delete of a D vertex not red any more in the
+     new schedule.  A D vertex red in the new schedule was red at t and not deleted since by
+     S*, so red in S* too: the red set only shrinks, capacity holds; the moves kept on
+     vertices outside D see the same pebbles on their predecessors; the outputs in D were
+     blue at t, the others are treated as before.  Fewer transfers or computes if anything was
+     dropped, against the minimality of S*.  So the search computes only live vertices
+     (recompute; in one-shot every vertex still to compute is live, below) and stores only
+     live ones.
+(N12) One-shot stores are determined.  Call a configuration REACHABLE when every computed
+     vertex has its predecessors that are not inputs computed, and every vertex with a
+     pebble that is not an input is computed: every configuration of a one-shot game
+     started at its start, or the restriction of one to a part (N9), is.  In a reachable
+     configuration a useful vertex s not computed yet reaches an output o, along vertices
+     none of which is computed (a computed one would make the path's first vertex computed),
+     so o has no pebble and must be computed, hence so must s and every vertex on the way.
+     Then, for an evicted vertex u without blue: if u is an output, or has a useful successor
+     not computed, u is needed red again (to end blue, or as a predecessor of that
+     successor) and, computed already, can get red again only by a load, so blue only by a
+     store now: leaving it unstored leaves no completion.  Otherwise u is no output and
+     every useful successor is computed, so no compute of the rest needs u (one-shot), and
+     by N2 and N10 S* does not store it.  So a one-shot block stores exactly its evicted
+     vertices without blue that are outputs or have a useful successor not computed; the
+     search refuses to start a one-shot game anywhere but at a reachable configuration.
+
+A move of the search is therefore a *block* for a vertex c that is not red (and, in recompute,
+live): evict a set E of |R| + |P \\ R| + 1 - M (or no) vertices outside P, storing, in
+one-shot, those N12 names, in recompute every fresh one and any other live one without blue,
+load the predecessors P \\ R (they must have blue) and compute c.  Its cost is the loads plus
+the stores.  The found path is expanded into explicit store / delete / load /
 compute moves and replayed by the independent replayer before it is returned; a replay failure
 raises ``InternalError``.
 """
@@ -91,7 +126,7 @@ from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant
                                  infeasibility, require_variant)
 from ioverify.dag import symmetry
 
-# The variants this search implements (the normal form N1-N8 is proved for these); any other is
+# The variants this search implements (the normal form N1-N12 is proved for these); any other is
 # refused with UnsupportedVariant.
 IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
@@ -141,7 +176,7 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
                        deadline: float | None = None, bound=None,
                        keep_closed: bool = False) -> SearchResult:
     """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
-    ``Variant``), by A* over configurations (module docstring: normal form N1-N8, heuristic in
+    ``Variant``), by A* over configurations (module docstring: normal form N1-N12, heuristic in
     ``_Search.heuristic``).
 
     ``below``: look only for schedules of I/O < below (proving that none exists is often far
@@ -242,7 +277,7 @@ def _bits(mask: int):
 
 
 class _Search:
-    """A* over normal-form configurations at block boundaries; module docstring: N1-N8."""
+    """A* over normal-form configurations at block boundaries; module docstring: N1-N12."""
 
     def __init__(self, dag: DAG, memory: int, variant: Variant, deadline: float | None = None,
                  part: int | None = None, bound=None, weights: tuple[int, dict] | None = None):
@@ -273,6 +308,13 @@ class _Search:
                                                                          self.output_mask)  # N1
         _in_time(deadline)
         self.computable = [v for v in range(n) if not dag.is_input[v] and useful >> v & 1]
+        # N12: each vertex's useful successors (one-shot); N11: the live vertices of each set
+        # of outputs without blue (recompute).
+        self.useful_succs = [0] * n
+        for v in self.computable:
+            for p in _bits(self.pred_mask[v]):
+                self.useful_succs[p] |= 1 << v
+        self.live_memo: dict[int, int] = {}
         # N8 needs automorphisms of the game searched: a restricted game keeps none.
         self.symmetry = (_Symmetry(dag, 4 if self.at_most_once else 3, deadline)
                          if part is None else _NoSymmetry())
@@ -342,9 +384,16 @@ class _Search:
         size = red.bit_count()
         kept = fresh & blue  # N6: fresh and blue: cannot be evicted
         must_store = fresh & ~blue  # N6: fresh without blue: stored when evicted
+        if once:  # N12: the vertices an eviction stores, if they have no blue
+            live = self.output_mask
+            for u in _bits(red & ~blue):
+                if self.useful_succs[u] & ~computed:
+                    live |= 1 << u
+        else:  # N11: only live vertices are computed or stored
+            live = self.live(blue)
         for c in self.computable:
             bit = 1 << c
-            if red & bit or (once and computed >> c & 1):
+            if red & bit or (computed >> c & 1 if once else not live >> c & 1):
                 continue
             preds = pred_mask[c]
             missing = preds & ~red
@@ -360,11 +409,36 @@ class _Search:
             for chosen in combinations(list(_bits(red & ~preds & ~kept)), evict):
                 gone = sum(1 << u for u in chosen)
                 nred = (red & ~gone) | missing | bit
+                if once:
+                    stored = gone & ~blue & live
+                    yield (loads + cost_of(stored), nred, blue | stored, nfresh & ~gone,
+                           ncomputed, (c, gone, stored))
+                    continue
                 forced = gone & must_store
-                for extra in _submasks(gone & ~blue & ~forced):
+                for extra in _submasks(gone & ~blue & ~forced & live):
                     stored = forced | extra
                     yield (loads + cost_of(stored), nred, blue | stored, nfresh & ~gone,
                            ncomputed, (c, gone, stored))
+
+    def live(self, blue: int) -> int:
+        """The vertices that are not dead (N11) when ``blue`` has blue: those from which an
+        output without blue is reachable."""
+        pending = self.output_mask & ~blue
+        live = self.live_memo.get(pending)
+        if live is None:
+            if len(self.live_memo) >= _MEMO_MAX:
+                self.live_memo.clear()
+            live = self.live_memo[pending] = _useful_within(self.pred_mask, pending)
+        return live
+
+    def reachable(self, red: int, blue: int, computed: int) -> bool:
+        """Whether a one-shot configuration is REACHABLE (N12): the predecessors of every
+        computed vertex that are not inputs are computed, and every vertex with a pebble that
+        is not an input is computed."""
+        inputs = self.input_mask
+        if (red | blue) & ~inputs & ~computed:
+            return False
+        return all(self.pred_mask[v] & ~inputs & ~computed == 0 for v in _bits(computed))
 
     # --- the search --------------------------------------------------------------------------
 
@@ -393,6 +467,9 @@ class _Search:
         if deadline is not None and time.monotonic() > deadline:  # h0 costs 1.5 s on 10^5 vertices
             return None, 0, "deadline reached", None
         red0, blue0, computed0 = (0, self.input_mask, 0) if start_state is None else start_state
+        if self.at_most_once and not self.reachable(red0, blue0, computed0):
+            raise InternalError("exhaustive search: a one-shot search must start at a reachable "
+                                "configuration (N12)")
         try:
             h0 = self.heuristic(red0, blue0, computed0)
         except DeadlineReached:

@@ -263,7 +263,8 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     ``exhaustive`` (the exhaustive search only, all the time and up to
     EXHAUSTIVE_ONLY_MAX_STATES configurations).  The work budget (module docstring, 5):
     ``rlimit`` per solver call, ``max_states`` for the exhaustive search (default
-    EXHAUSTIVE_MAX_STATES, or EXHAUSTIVE_ONLY_MAX_STATES for method exhaustive).  ``started``:
+    EXHAUSTIVE_MAX_STATES, or EXHAUSTIVE_ONLY_MAX_STATES for method exhaustive and past
+    Z3_PROVES_UP_TO_STEPS compute steps: ``state_cap``).  ``started``:
     the ``time.monotonic()`` value the timeout counts from (default: now; the CLI passes its
     own start, so that reading the DAG counts too).  ``incumbent``: a schedule known from
     elsewhere (an upper-bound worker, a neighbouring cell of a curve); it is replayed at
@@ -293,7 +294,7 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
         greedy = checked(dag, incumbent, memory, rules, None, "the incumbent schedule")
     st = _State(dag, memory, rules, seed, deadline, progress, start, greedy, greedy.io, trivial,
                 Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
-                rlimit=rlimit, max_states=state_cap(method, max_states), timeout=timeout,
+                rlimit=rlimit, max_states=state_cap(method, max_states, dag), timeout=timeout,
                 enough=None if claim is not None else enough, abstraction=abstraction)
     settled = _settled(st, claim)
     if settled is not None:
@@ -338,13 +339,20 @@ def budget_record(*, rlimit: int | None, max_states: int | None, timeout: float 
     return {"rlimit": rlimit, "max_states": max_states, "timeout": timeout, "seed": seed}
 
 
-def state_cap(method: str, max_states: int | None) -> int | None:
-    """The exhaustive search's state cap for ``method`` (None when it does not run)."""
+def state_cap(method: str, max_states: int | None, dag: DAG | None = None) -> int | None:
+    """The exhaustive search's state cap for ``method`` on ``dag`` (None when it does not
+    run): EXHAUSTIVE_MAX_STATES, after which Z3 takes over, except with method exhaustive or
+    past Z3_PROVES_UP_TO_STEPS compute steps, where Z3 proves no lower bound, so stopping the
+    search early would only throw its time away: EXHAUSTIVE_ONLY_MAX_STATES there, which
+    within a time limit the search seldom reaches (attention_forward(3,1) at M = 8, one-shot:
+    the optimum in 154 s past the 2,000,000 configurations)."""
     if method == "z3":
         return None
     if max_states is not None:
         return max_states
-    return EXHAUSTIVE_ONLY_MAX_STATES if method == "exhaustive" else EXHAUSTIVE_MAX_STATES
+    large = dag is not None and _compute_steps(dag) > Z3_PROVES_UP_TO_STEPS
+    return (EXHAUSTIVE_ONLY_MAX_STATES if method == "exhaustive" or large
+            else EXHAUSTIVE_MAX_STATES)
 
 
 def _settled(st: _State, claim: int | None) -> Verdict | None:
@@ -412,7 +420,7 @@ EXHAUSTIVE_SHARE = {True: 1 / 3, False: 1 / 2}
 Z3_PROVES_UP_TO_STEPS = 24
 LARGE_EXHAUSTIVE_SHARE = {True: 2 / 3, False: 3 / 4}
 EXHAUSTIVE_MAX_STATES = 2_000_000  # about 0.5 GiB of configurations; past it, Z3 takes over
-EXHAUSTIVE_ONLY_MAX_STATES = 20_000_000  # method="exhaustive": about 5 GiB
+EXHAUSTIVE_ONLY_MAX_STATES = 20_000_000  # method="exhaustive", or past 24 steps: about 5 GiB
 
 
 def _exhaustive_route(st: _State, claim: int | None) -> Verdict:
@@ -565,9 +573,34 @@ def _compute_steps(dag: DAG) -> int:
 def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states: int):
     """One exhaustive search in ``variant`` below the best known I/O (and the claim).  A
     schedule it finds is replayed in the verdict's variant and becomes the upper bound; the
-    lower bound it proves counts only in the verdict's own variant."""
-    below = st.upper if claim is None else min(claim, st.upper)
+    lower bound it proves counts only in the verdict's own variant.
+
+    With the abstraction bound and a timeout, the search with the bound has BOUNDED_SHARE of
+    the time; if it does not finish, the search without it has the rest, and the higher level
+    proved stands.  The bound's restricted searches can cost more than they prune
+    (approximate_attention(2,1,2) at M = 5, one-shot: a fifth of a second each, 246
+    configurations in 25 s against 957,676 without it), and which way it goes is known only
+    by running both; since a level costs about twice the configurations of the one below, half
+    the time loses about one level against the better of the two."""
     bound, kind = _abstraction(st, variant) if st.abstraction else (None, None)
+    if bound is None or st.deadline is None:
+        return _search_once(st, claim, variant, max_states, bound, kind)
+    with _share(st, BOUNDED_SHARE):
+        result = _search_once(st, claim, variant, max_states, bound, kind)
+    if result.complete or st.out_of_time():
+        return result
+    plain = _search_once(st, claim, variant, max_states, None, None)
+    return plain if plain.complete or (plain.lower_bound or 0) >= (result.lower_bound or 0) \
+        else result
+
+
+# With the abstraction bound, its search's share of the exhaustive search's time.
+BOUNDED_SHARE = 0.5
+
+
+def _search_once(st: _State, claim: int | None, variant: Variant, max_states: int, bound,
+                 kind: str | None):
+    below = st.upper if claim is None else min(claim, st.upper)
     what = f"exhaustive {variant.name} search below {below}"
     st.report(what + (f" ({kind} bound)" if bound is not None else ""))
     with _heartbeat(st, what):
