@@ -34,7 +34,12 @@ FORWARD_22_OPTIMA = {"one-shot": {3: 52, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
                      "recompute": {8: 17, 9: 16}}
 
 # attention_forward(3, 1) (51 vertices): inputs plus outputs is 12.
-FORWARD_31_OPTIMA = {"one-shot": {9: 14, 10: 13, 11: 12}, "recompute": {10: 13, 11: 12}}
+FORWARD_31_OPTIMA = {"one-shot": {8: 16, 9: 14, 10: 13, 11: 12},
+                     "recompute": {10: 13, 11: 12}}
+# attention_backward(2, 1) (56 vertices, the first seed's instance): inputs plus outputs is 18,
+# reached from M = 13 on (ENDPOINT_CELLS); one above it at M = 12 in one-shot.
+BACKWARD = "attention-backward-2x1-optima"
+BACKWARD_21_OPTIMA = {"one-shot": {12: 19}}
 # sparse_forward(causal 3, 1) (36 vertices): inputs plus outputs is 12; every one-shot M is
 # settled (M = 3 and 4 since the rows share their inputs' cost in the abstraction bound); M = 5
 # in recompute is [15, 16] after 60 s, M = 3 and 4 open in recompute.
@@ -75,30 +80,47 @@ CLAIMS = [
         firmness="derived",
         variant="one-shot",
         notes="From M = 9 on: the optimum never rises with M and is never below inputs plus "
-              "outputs, so M = 9 settles every larger M. The one-shot cells take 9 to 26 s "
-              "each, M = 8 recompute about 21 s; at M = 4 in one-shot and below M = 8 in "
-              "recompute only brackets are proved (docs/performance.md).",
+              "outputs, so M = 9 settles every larger M. The one-shot cells take at most "
+              "about 12 s each (M = 3), M = 8 recompute about 20 s; at M = 4 in one-shot "
+              "([34, 38] after 120 s) and below M = 8 in recompute only brackets are proved "
+              "(docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
-                              FORWARD_22_OPTIMA, frozenset({("one-shot", 6), ("one-shot", 7),
-                                                            ("recompute", 8)})),
+                              FORWARD_22_OPTIMA, frozenset({("recompute", 8)})),
     ),
     Claim(
         id=FORWARD_31,
         title="Exact optima of attention_forward(3, 1) at large M",
-        statement="attention_forward(3, 1) (51 vertices): the one-shot optimum is 14 at M = 9 "
-                  "and 13 at M = 10; the recompute optimum at M = 10 is 13 too; from M = 11 on "
-                  "the optimum is 12 (inputs plus outputs) in both variants.",
+        statement="attention_forward(3, 1) (51 vertices): the one-shot optimum is 16 at M = 8, "
+                  "14 at M = 9 and 13 at M = 10; the recompute optimum at M = 10 is 13 too; "
+                  "from M = 11 on the optimum is 12 (inputs plus outputs) in both variants.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="one-shot",
         notes="From M = 11 on: the optimum never rises with M and is never below inputs plus "
-              "outputs, so M = 11 settles every larger M. M = 9 one-shot takes about 28 s and "
-              "M = 10 recompute about 34 s. At M = 9 in recompute the bracket is [13, 14] after "
-              "600 s, at M = 8 in one-shot [15, 18]; below, only wider brackets are proved "
+              "outputs, so M = 11 settles every larger M. M = 8 one-shot takes about 35 s and "
+              "M = 10 recompute about 29 s. Past the check's budget, `pebble` proves 14 at M = 9 "
+              "in recompute (246 s); at M = 7 in one-shot the bracket is [17, 22] after 120 s "
               "(docs/performance.md).",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
-                              FORWARD_31_OPTIMA, frozenset({("one-shot", 9),
+                              FORWARD_31_OPTIMA, frozenset({("one-shot", 8),
                                                             ("recompute", 10)})),
+    ),
+    Claim(
+        id=BACKWARD,
+        title="The exact one-shot optimum of attention_backward(2, 1) one below its endpoint",
+        statement="attention_backward(2, 1) (56 vertices, the backward pass of two query rows "
+                  "at d = 1): at M = 12 the one-shot optimum is 19, one more than its inputs "
+                  "plus outputs (18), which it needs from M = 13 on in both variants "
+                  "(frontier-inputs-plus-outputs).",
+        source="found by ioverify's exact search (the exact level of the toolkit)",
+        firmness="derived",
+        variant="one-shot",
+        notes="The first cell of the backward instance of the first seed above its trivial "
+              "bound. In recompute at M = 12 only the bracket [18, 19] is proved (300 s), and "
+              "below M = 12 in one-shot the brackets are wide ([20, 24] at M = 11 after "
+              "120 s; docs/performance.md).",
+        obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
+                              BACKWARD_21_OPTIMA),
     ),
     Claim(
         id=SPARSE,

@@ -22,6 +22,14 @@ def reseal(folder: Path, change) -> Path:
     return path
 
 
+def drop_last_store(moves: list) -> None:
+    """Take the last store out of a schedule's moves (named, as certificates write them): an
+    output then ends without blue, whatever the moves after it (a schedule may end with
+    deletes)."""
+    last = max(i for i, (kind, _) in enumerate(moves) if kind == "store")
+    del moves[last]
+
+
 def rejection(path: Path) -> str:
     """The reason the re-check rejects ``path`` (it must reject it)."""
     outcome = check_file(path)

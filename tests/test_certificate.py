@@ -25,6 +25,7 @@ from ioverify.cli import main
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN,
                              InternalError)
 from ioverify.certificate.recheck import check_file
+from resealing import drop_last_store
 
 ROOT = Path(__file__).resolve().parent.parent
 MATMUL = {"m": 2, "k": 2, "n": 2}
@@ -287,7 +288,7 @@ TAMPERS = [
     ("optimal", "unknown verdict field", _set("verdict.horizon", 3), "does not belong"),
     ("optimal", "relies_on", _set("relies_on", ["a friend's word"]), "relies_on"),
     ("optimal", "instance DAG", lambda d: d["instance"]["dag"]["edges"].pop(), "instance"),
-    ("optimal", "witness schedule", lambda d: d["witness"]["schedule"]["moves"].pop(),
+    ("optimal", "witness schedule", lambda d: drop_last_store(d["witness"]["schedule"]["moves"]),
      "witness schedule does not replay"),
     ("optimal", "witness dropped", _pop("witness.schedule"), "must carry its schedule"),
     ("optimal", "spec memory", _respec(memory=4), "exhaustive re-search finds"),

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ioverify.cli import main
+from resealing import drop_last_store
 
 CLAIM_FILE = '''
 from ioverify.claims.claim import Claim, exact_search
@@ -85,7 +86,7 @@ def test_tampered_certificate_is_rejected(tmp_path, capsys, tamper, reason):
     if tamper.startswith("edit-io"):
         doc["verdict"]["io"] = 10
     elif tamper == "drop-move-resealed":
-        doc["witness"]["schedule"]["moves"].pop()
+        drop_last_store(doc["witness"]["schedule"]["moves"])
     else:
         doc["instance"]["dag"]["edges"].pop()
     if tamper.endswith("resealed"):

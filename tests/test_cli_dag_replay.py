@@ -11,6 +11,7 @@ from ioverify.cli import main
 from ioverify.dag import dag_from_json, matmul, pyramid
 from ioverify.game.exhaustive import exhaustive_optimum
 from test_dag_model import REJECTIONS
+from resealing import drop_last_store
 
 
 def run_cli(capsys, *argv):
@@ -126,7 +127,8 @@ def test_replay_exit_1_illegal_and_incomplete(pyramid_files, tmp_path, capsys):
     assert code == 1 and not doc["ok"] and doc["error"]["rule"] == "capacity"
     assert isinstance(doc["error"]["index"], int) and len(doc["error"]["move"]) == 2
     partial = tmp_path / "partial.json"
-    moves = schedule.to_dict(dag)["moves"][:-1]
+    moves = schedule.to_dict(dag)["moves"]
+    drop_last_store(moves)
     partial.write_text(json.dumps({"format": "ioverify-schedule", "version": 1, "moves": moves}))
     code, out, _ = run_cli(capsys, "replay", dag_path, partial, "-M", 3)
     assert code == 1 and out.startswith("incomplete: 1 output(s)") and "'x[3,0]'" in out

@@ -111,41 +111,76 @@ def test_useless_vertices_are_not_touched():
 
 
 def _blocks(dag, memory, variant, red, blue, computed=()):
-    """``_Search.blocks`` from a configuration given by vertex names (nothing fresh), and the
-    masks of the names."""
+    """``_Search.blocks`` from a configuration given by vertex names (nothing fresh): (c,
+    cost, stored, finished, red after the block), by names."""
     search = exhaustive._Search(dag, memory, exhaustive.require_variant(variant, {variant}, "t"))
     mask = lambda names: sum(1 << dag.index[v] for v in names)  # noqa: E731
+    names = lambda bits: sorted(dag.names[v] for v in exhaustive._bits(bits))  # noqa: E731
     blocks = search.blocks(mask(red), mask(blue), 0, mask(computed))
-    return [(dag.names[c], cost, stored) for cost, *_, (c, _, stored) in blocks], mask
+    return sorted((dag.names[c], cost, names(stored), names(finished), names(nred))
+                  for cost, nred, _, _, _, (c, _, stored, finished, _) in blocks)
+
+
+TWO_ROWS = DAG.from_edges(["a", "x", "y", "o1", "o2"],
+                          [("a", "x"), ("x", "o1"), ("a", "y"), ("y", "o2")])
 
 
 def test_dead_vertices_are_neither_computed_nor_stored():
     """N11: once the only output x reaches is blue, x is not recomputed, and not stored when
-    evicted."""
-    dag = DAG.from_edges(["a", "x", "y", "o1", "o2"],
-                         [("a", "x"), ("x", "o1"), ("a", "y"), ("y", "o2")])
-    blocks, _ = _blocks(dag, 2, "recompute", red=["x", "y"], blue=["a", "o1"])
-    assert blocks == [("o2", 0, 0)]  # x evicted, not stored
-    blocks, _ = _blocks(dag, 2, "recompute", red=["x", "y"], blue=["a"])
-    assert sorted(blocks) == [("o1", 0, 0), ("o1", 1, 1 << dag.index["y"]),
-                              ("o2", 0, 0), ("o2", 1, 1 << dag.index["x"])]
-    blocks, _ = _blocks(dag, 2, "recompute", red=["a"], blue=["a", "o1"])
-    assert blocks == [("y", 0, 0)]  # x is dead: not recomputed
+    evicted; N13: a block deletes what it leaves dead."""
+    blocks = _blocks(TWO_ROWS, 2, "recompute", red=["x", "y"], blue=["a", "o1"])
+    assert blocks == [("o2", 1, [], ["o2"], [])]  # x evicted unstored; o2 finished (N14)
+    blocks = _blocks(TWO_ROWS, 2, "recompute", red=["x", "y"], blue=["a"])
+    assert blocks == [("o1", 1, [], ["o1"], []), ("o1", 2, ["y"], ["o1"], []),
+                      ("o2", 1, [], ["o2"], []), ("o2", 2, ["x"], ["o2"], [])]  # y or x evicted
+
+    blocks = _blocks(TWO_ROWS, 2, "recompute", red=["a"], blue=["a", "o1"])
+    assert blocks == [("y", 0, [], [], ["a", "y"])]  # x is dead: not recomputed
+    blocks = _blocks(TWO_ROWS, 3, "recompute", red=["a", "y"], blue=["a", "o1"])
+    assert blocks == [("o2", 1, [], ["o2"], [])]  # o2 stored: a and y are dead, deleted
 
 
 def test_one_shot_evictions_store_exactly_what_is_still_needed():
     """N12: an evicted vertex without blue is stored when a compute still to come or its own
     output role needs it, and never otherwise."""
-    dag = DAG.from_edges(["a", "x", "y", "o1", "o2"],
-                         [("a", "x"), ("x", "o1"), ("a", "y"), ("y", "o2")])
-    blocks, mask = _blocks(dag, 2, "one-shot", red=["x", "y"], blue=["a"], computed=["x", "y"])
-    assert sorted(blocks) == [("o1", 1, mask(["y"])), ("o2", 1, mask(["x"]))]
-    blocks, mask = _blocks(dag, 2, "one-shot", red=["o1", "y"], blue=["a"],
-                           computed=["x", "y", "o1"])
-    assert blocks == [("o2", 1, mask(["o1"]))]  # the output o1 is stored as it goes
+    blocks = _blocks(TWO_ROWS, 2, "one-shot", red=["x", "y"], blue=["a"], computed=["x", "y"])
+    assert blocks == [("o1", 2, ["y"], ["o1"], []), ("o2", 2, ["x"], ["o2"], [])]
     chain = DAG.from_edges(["a", "x", "w", "o"], [("a", "x"), ("x", "w"), ("a", "w"), ("w", "o")])
-    blocks, _ = _blocks(chain, 2, "one-shot", red=["x", "w"], blue=["a"], computed=["x", "w"])
-    assert blocks == [("o", 0, 0)]  # x's only successor w is computed: x goes unstored
+    blocks = _blocks(chain, 3, "one-shot", red=["a", "x"], blue=["a"], computed=["x"])
+    assert blocks == [("w", 0, [], [], ["w"])]  # a and x are spent once w is computed (N13)
+
+
+def test_finished_outputs_are_stored_at_once():
+    """N14: an output with no useful successor left to compute is stored and deleted by the
+    block that finishes it, in both variants; an output that still has one waits."""
+    dag = DAG.from_edges(["a", "o", "p"], [("a", "o"), ("o", "p")], outputs=["o", "p"])
+    for variant in ("one-shot", "recompute"):
+        spent = variant == "one-shot"  # a has no successor left to compute (N13)
+        assert _blocks(dag, 2, variant, red=["a"], blue=["a"]) == [
+            ("o", 0, [], [], ["o"] if spent else ["a", "o"])]
+        computed = ["o"] if variant == "one-shot" else []
+        assert _blocks(dag, 2, variant, red=["o"], blue=["a"], computed=computed) == [
+            ("p", 2, [], ["o", "p"], [])]  # o's last successor is computed: both stored
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_no_configuration_between_blocks_holds_a_spent_vertex(data):
+    """N13, N14: along random walks of blocks from the start, every block leaves a
+    configuration in which ``spent``, computed from scratch, finds nothing finished or spent
+    (the blocks compute what they leave incrementally)."""
+    dag = data.draw(dags(max_vertices=8, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    variant = data.draw(st.sampled_from(["recompute", "one-shot"]))
+    search = exhaustive._Search(dag, memory, exhaustive.require_variant(variant, {variant}, "t"))
+    red, blue, fresh, computed = 0, search.input_mask, 0, 0
+    for _ in range(16):
+        blocks = list(search.blocks(red, blue, fresh, computed))
+        if not blocks:
+            break
+        for _, nred, nblue, _, ncomputed, _ in blocks:
+            assert search.spent(nred, nblue, ncomputed) == (0, 0)
+        _, red, blue, fresh, computed, _ = data.draw(st.sampled_from(blocks))
 
 
 def test_a_one_shot_search_starts_only_where_play_reaches():
@@ -174,8 +209,10 @@ def test_a_schedule_failing_replay_raises(monkeypatch):
     real = exhaustive._Search._schedule
 
     def tampered(self, goal, parent):
-        schedule = real(self, goal, parent)
-        return type(schedule)(schedule.kinds[:-1], schedule.vertices[:-1])
+        schedule = real(self, goal, parent)  # without its last store: an output ends unblue
+        last = max(i for i, kind in enumerate(schedule.kinds) if kind == exhaustive.STORE)
+        return type(schedule)(schedule.kinds[:last] + schedule.kinds[last + 1:],
+                              schedule.vertices[:last] + schedule.vertices[last + 1:])
 
     monkeypatch.setattr(exhaustive._Search, "_schedule", tampered)
     with pytest.raises(InternalError, match="failed replay"):

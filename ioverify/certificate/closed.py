@@ -15,12 +15,17 @@ predecessors P not red all have blue: evict e = max(0, |R| + |P \\ R| + 1 - M) r
 outside P and not both fresh and blue, storing, in recompute, every evicted fresh one without
 blue and any other evicted live one without blue, in one-shot exactly the evicted ones without
 blue that are outputs or have a successor, from which an output is reachable, not computed;
-load P \\ R; compute c.  Its cost is the loads plus the stores; afterwards F is
-(F \\ P \\ evicted) + c.  The NORMAL FORM theorem (proved in ``ioverify.game.exhaustive``,
-N1-N12, and restated in docs/explanation/proofs.md): if some complete schedule costs q, then
-some schedule of I/O <= q is a sequence of blocks from the start (R, F, C empty, B the inputs)
-followed by stores of outputs, and the configuration before those stores has every output red
-or blue (a GOAL).  That theorem is what this checker relies on; everything else it derives.
+load P \\ R; compute c; store every FINISHED output (red, without blue, no successor from
+which an output is reachable left to compute in one-shot, none live in recompute; repeated,
+as one stored can finish another); delete every red vertex that is then GARBAGE (recompute:
+not live; one-shot: no output without blue, and no successor from which an output is
+reachable left to compute).  Its cost is the loads plus the stores; afterwards F is
+(F \\ P \\ evicted \\ garbage) + c.  The NORMAL FORM theorem (proved in
+``ioverify.game.exhaustive``, N1-N14, and restated in docs/explanation/proofs.md): if some
+complete schedule costs q, then some schedule of I/O <= q is a sequence of blocks from the
+start (R, F, C empty, B the inputs) followed by stores of outputs, and the configuration
+before those stores has every output red or blue (a GOAL).  That theorem is what this checker
+relies on; everything else it derives.
 
 LOWER(R, B, C), the transfers every legal continuation needs: the outputs without blue need a
 store each; let MUST be the outputs with neither pebble and, recursively, the predecessors with
@@ -137,6 +142,7 @@ class _Game:
         for v in self.computable:
             for p in _bits(self.preds[v]):
                 self.succs[p] |= 1 << v
+        self.live: dict[int, int] = {}  # the live vertices of each set of outputs without blue
 
     def pack(self, red: int, blue: int, fresh: int, computed: int) -> int:
         n = self.n
@@ -163,21 +169,69 @@ class _Game:
             ncomputed = computed | bit if self.one_shot else computed
             evict = size + loads + 1 - memory
             if evict <= 0:
-                yield loads, c, nred, blue, nfresh, ncomputed
+                yield self._collected(loads, c, nred, blue, nfresh, ncomputed)
                 continue
             evictable = red & ~preds & ~(fresh & blue)
             for chosen in combinations(_bits(evictable), evict):
                 gone = sum(1 << u for u in chosen)
                 if self.one_shot:
                     stored = gone & ~blue & stores
-                    yield (loads + stored.bit_count(), c, nred & ~gone, blue | stored,
-                           nfresh & ~gone, ncomputed)
+                    yield self._collected(loads + stored.bit_count(), c, nred & ~gone,
+                                          blue | stored, nfresh & ~gone, ncomputed)
                     continue
                 forced, free = gone & fresh & ~blue, gone & ~fresh & ~blue & stores
                 for extra in _subsets(free):
                     stored = forced | extra
-                    yield (loads + stored.bit_count(), c, nred & ~gone, blue | stored,
-                           nfresh & ~gone, ncomputed)
+                    yield self._collected(loads + stored.bit_count(), c, nred & ~gone,
+                                          blue | stored, nfresh & ~gone, ncomputed)
+
+    def _collected(self, cost, c, red, blue, fresh, computed):
+        """The block's end: the FINISHED outputs are stored, then every red vertex that is
+        GARBAGE is deleted."""
+        finished = self._finished(red, blue, computed)
+        blue |= finished
+        garbage = red & ~self._needed(red, blue, computed)
+        return (cost + finished.bit_count(), c, red & ~garbage, blue, fresh & ~garbage,
+                computed)
+
+    def _finished(self, red: int, blue: int, computed: int) -> int:
+        """The FINISHED outputs: red, without blue, and with no successor from which an output
+        is reachable left to compute (one-shot) or live (recompute), added until none is:
+        storing one can finish another."""
+        finished = 0
+        while True:
+            rest = ~computed if self.one_shot else self._live(blue | finished)
+            more = 0
+            for o in _bits(red & self.outputs & ~blue & ~finished):
+                if not self.succs[o] & rest:
+                    more |= 1 << o
+            if not more:
+                return finished
+            finished |= more
+
+    def _needed(self, red: int, blue: int, computed: int) -> int:
+        """The vertices that are not GARBAGE: recompute, the live ones; one-shot, the outputs
+        without blue and the red vertices with a successor, from which an output is
+        reachable, left to compute."""
+        if not self.one_shot:
+            return self._live(blue)
+        needed = self.outputs & ~blue
+        for u in _bits(red):
+            if self.succs[u] & ~computed:
+                needed |= 1 << u
+        return needed
+
+    def _live(self, blue: int) -> int:
+        """The vertices from which an output without blue is reachable."""
+        pending = self.outputs & ~blue
+        live = self.live.get(pending)
+        if live is None:
+            live = pending
+            for v in range(self.n - 1, -1, -1):  # vertices are numbered in a topological order
+                if live >> v & 1:
+                    live |= self.preds[v]
+            self.live[pending] = live
+        return live
 
     def _storable(self, red: int, blue: int, computed: int) -> int:
         """Recompute: the live vertices (the only ones a block computes or stores); one-shot:
@@ -189,11 +243,7 @@ class _Game:
                 if self.succs[u] & ~computed:
                     stores |= 1 << u
             return stores
-        live = self.outputs & ~blue
-        for v in range(self.n - 1, -1, -1):  # vertices are numbered in a topological order
-            if live >> v & 1:
-                live |= self.preds[v]
-        return live
+        return self._live(blue)
 
     def lower(self, red: int, blue: int, computed: int) -> float:
         """LOWER of the module docstring (INFINITE when no one-shot continuation exists)."""

@@ -57,7 +57,7 @@ search, which covers every normal-form schedule, finds the optimum.
      treats such a state as a goal with that final cost.
 (N8) Symmetry: configurations are kept up to the automorphisms of the DAG (``_Symmetry``).
 
-(N9) Other starts and restricted games.  Nothing in N1-N7 (nor N10, N11 below; N12 asks
+(N9) Other starts and restricted games.  Nothing in N1-N7 (nor N10, N11, N13, N14 below; N12 asks
      for a one-shot start the game reaches) uses that the start is the game's
      own: from any configuration (R0, B0, C0) with |R0| <= M, taking no vertex as fresh, the
      same rewritings apply to an optimal schedule from it (N1 with one change: a useless
@@ -102,14 +102,52 @@ search, which covers every normal-form schedule, finds the optimum.
      by N2 and N10 S* does not store it.  So a one-shot block stores exactly its evicted
      vertices without blue that are outputs or have a useful successor not computed; the
      search refuses to start a one-shot game anywhere but at a reachable configuration.
+(N13) Garbage is deleted as soon as it is made.  A red vertex is GARBAGE when it is dead
+     (N11; recompute), or, in one-shot, when it is no output without blue and has no useful
+     successor left to compute.  Garbage stays garbage (blue and C only grow), and S* only
+     deletes it: it computes it no more (one-shot: its useful successors are computed, N1
+     leaves the others; recompute: N11), loads it no more (N2: a load is followed by a compute
+     with it as a predecessor, which would be one of those), and so stores it no more (N10).
+(N14) Finished outputs are stored at once.  A red output without blue is FINISHED when it has
+     no useful successor left to compute (one-shot) or none live (recompute).  Let o be
+     finished at t.  S* stores o exactly once, at some t2 > t (it must end blue; a store needs
+     o without blue).  Move that store to t: o is red at t, and blue on o earlier only allows
+     more loads, so the schedule stays legal with S*'s counts, hence minimal; in it o is no
+     longer needed (one-shot: no compute needs it; recompute: o is dead from t on, N11), so
+     it only deletes o.  Storing o can finish another output in recompute (its successors
+     may die with o); repeating the argument stores those at t too.  Call SPENT the vertices
+     garbage once the finished outputs are stored.
+     Some normal-form schedule with S*'s counts evicts SPENT FIRST: a block that evicts a
+     vertex not spent evicts every vertex red and spent at its start.  Apply N4 to S with, at
+     the end of each block, the stores of the outputs it finishes and the deletes of the
+     vertices it leaves spent (legal by the above; N4 drops S's deletes, so only S's red set
+     R changes), and let the construction prefer, when it evicts, a vertex spent at the
+     block's start: red in R' and deleted by S, it is in R' \\ R, and it is no predecessor
+     of c (c, a useful successor not computed, or live, would keep it from being spent).
+     The rest of N4 stands, and N5-N12 do not change which vertices a block evicts.  Then
+     move, to the end of every block of that schedule, the stores of the outputs it leaves
+     finished and the deletes of all its red spent vertices.  A block's count
+     |R| + |P \\ R| + 1 - M drops by the g spent vertices it no longer holds (none is in P),
+     and the block evicts the vertices it evicted that are not spent: exactly
+     max(0, count - g), by spent first (if it evicted one that is not spent, all g were among
+     its evictions; else it needs none).  F loses nothing: S* holds no fresh spent vertex (in
+     one-shot a fresh vertex has a useful successor left to compute, or is an output, which
+     when spent is stored and deleted at once; in recompute a fresh dead vertex's compute
+     serves nothing, neither before, as it is fresh, nor after, by N11, against the
+     minimality of S*).  So a block ends by storing the outputs it finishes and deleting the
+     vertices it leaves spent (one-shot: c and those predecessors whose last useful successor
+     c was; recompute: what the blue of stored outputs leaves dead), and every configuration
+     the search reaches after a block holds neither.  From a start that holds some (N9) the
+     first block's evictions cover every choice.
 
 A move of the search is therefore a *block* for a vertex c that is not red (and, in recompute,
 live): evict a set E of |R| + |P \\ R| + 1 - M (or no) vertices outside P, storing, in
 one-shot, those N12 names, in recompute every fresh one and any other live one without blue,
-load the predecessors P \\ R (they must have blue) and compute c.  Its cost is the loads plus
-the stores.  The found path is expanded into explicit store / delete / load /
-compute moves and replayed by the independent replayer before it is returned; a replay failure
-raises ``InternalError``.
+load the predecessors P \\ R (they must have blue), compute c, store the outputs that leaves
+finished and delete the vertices it leaves spent (N13, N14).  Its cost is the loads plus the
+stores.  The found path is expanded into explicit store / delete / load / compute moves and
+replayed by the independent replayer before it is returned; a replay failure raises
+``InternalError``.
 """
 
 from __future__ import annotations
@@ -126,7 +164,7 @@ from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant
                                  infeasibility, require_variant)
 from ioverify.dag import symmetry
 
-# The variants this search implements (the normal form N1-N12 is proved for these); any other is
+# The variants this search implements (the normal form N1-N14 is proved for these); any other is
 # refused with UnsupportedVariant.
 IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
@@ -176,7 +214,7 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
                        deadline: float | None = None, bound=None,
                        keep_closed: bool = False) -> SearchResult:
     """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
-    ``Variant``), by A* over configurations (module docstring: normal form N1-N12, heuristic in
+    ``Variant``), by A* over configurations (module docstring: normal form N1-N14, heuristic in
     ``_Search.heuristic``).
 
     ``below``: look only for schedules of I/O < below (proving that none exists is often far
@@ -277,7 +315,7 @@ def _bits(mask: int):
 
 
 class _Search:
-    """A* over normal-form configurations at block boundaries; module docstring: N1-N12."""
+    """A* over normal-form configurations at block boundaries; module docstring: N1-N14."""
 
     def __init__(self, dag: DAG, memory: int, variant: Variant, deadline: float | None = None,
                  part: int | None = None, bound=None, weights: tuple[int, dict] | None = None):
@@ -377,20 +415,21 @@ class _Search:
     # --- the blocks ---------------------------------------------------------------------------
 
     def blocks(self, red: int, blue: int, fresh: int, computed: int):
-        """The blocks leaving a configuration (module docstring, N4-N6): tuples (cost, red,
-        blue, fresh, computed, block), block = (c, evicted mask, stored mask)."""
+        """The blocks leaving a configuration (module docstring, N4-N6, N10-N14): tuples (cost,
+        red, blue, fresh, computed, block), block = (c, evicted, stored, finished, dropped)
+        as masks: the configuration after the block has its finished outputs stored (N14)
+        and its spent vertices deleted (N13, N14)."""
         memory, pred_mask, once, cost_of = (self.memory, self.pred_mask, self.at_most_once,
                                             self.cost_of)
         size = red.bit_count()
         kept = fresh & blue  # N6: fresh and blue: cannot be evicted
         must_store = fresh & ~blue  # N6: fresh without blue: stored when evicted
         if once:  # N12: the vertices an eviction stores, if they have no blue
-            live = self.output_mask
-            for u in _bits(red & ~blue):
-                if self.useful_succs[u] & ~computed:
-                    live |= 1 << u
+            live = self.output_mask | (self._needed(red, computed) & ~blue)
         else:  # N11: only live vertices are computed or stored
             live = self.live(blue)
+        # Nothing finished or spent but at a start (N9): every block leaves none.
+        stale_finished, stale_spent = self.spent(red, blue, computed)
         for c in self.computable:
             bit = 1 << c
             if red & bit or (computed >> c & 1 if once else not live >> c & 1):
@@ -403,22 +442,83 @@ class _Search:
             evict = size + missing.bit_count() + 1 - memory
             ncomputed = computed | bit if once else computed
             nfresh = (fresh & ~preds) | bit
+            finished, spent = self._left_by(c, preds, red | missing | bit, blue, ncomputed,
+                                            live, stale_finished, stale_spent)
             if evict <= 0:
-                yield loads, red | missing | bit, blue, nfresh, ncomputed, (c, 0, 0)
+                nred, nblue = red | missing | bit, blue | finished
+                yield (loads + cost_of(finished), nred & ~spent, nblue, nfresh & ~spent,
+                       ncomputed, (c, 0, 0, finished, spent))
                 continue
-            for chosen in combinations(list(_bits(red & ~preds & ~kept)), evict):
-                gone = sum(1 << u for u in chosen)
+            for chosen in combinations(_bit_list(red & ~preds & ~kept), evict):
+                gone = sum(chosen)
                 nred = (red & ~gone) | missing | bit
                 if once:
                     stored = gone & ~blue & live
-                    yield (loads + cost_of(stored), nred, blue | stored, nfresh & ~gone,
-                           ncomputed, (c, gone, stored))
+                    fin, drop = finished & ~gone, spent & ~gone
+                    yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop,
+                           blue | stored | fin, nfresh & ~gone & ~drop, ncomputed,
+                           (c, gone, stored, fin, drop))
                     continue
                 forced = gone & must_store
                 for extra in _submasks(gone & ~blue & ~forced & live):
                     stored = forced | extra
-                    yield (loads + cost_of(stored), nred, blue | stored, nfresh & ~gone,
-                           ncomputed, (c, gone, stored))
+                    nblue = blue | stored
+                    if stored & self.output_mask:  # N11: its blue may leave vertices dead
+                        fin, drop = self.spent(nred, nblue, ncomputed)
+                    else:
+                        fin, drop = finished & ~gone, spent & ~gone
+                    yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop, nblue | fin,
+                           nfresh & ~gone & ~drop, ncomputed, (c, gone, stored, fin, drop))
+
+    def _left_by(self, c: int, preds: int, red: int, blue: int, computed: int, live: int,
+                 stale_finished: int, stale_spent: int) -> tuple[int, int]:
+        """(finished, spent) after the block computing c, with ``red`` after it, if it evicts
+        nothing (N13, N14), from those of the configuration before it: in one-shot c and the
+        predecessors whose last useful successor c is; in recompute c only, and what its
+        blue leaves dead (what is live changes only with blue)."""
+        pending, succs = self.output_mask & ~blue, self.useful_succs
+        finished, spent = stale_finished, stale_spent
+        if self.at_most_once:
+            for p in _bits(preds | 1 << c):
+                if not succs[p] & ~computed:
+                    if pending >> p & 1:
+                        finished |= 1 << p
+                    spent |= 1 << p
+            return finished, spent
+        if pending >> c & 1 and not succs[c] & live:
+            return self.spent(red, blue, computed)
+        return finished, spent
+
+    def spent(self, red: int, blue: int, computed: int) -> tuple[int, int]:
+        """(finished, spent) of a configuration, N13 and N14: the FINISHED outputs, red
+        without blue and with no useful successor left to compute (recompute: none live, once
+        the other finished outputs are stored), and the SPENT vertices, red and garbage once
+        those are stored."""
+        pending, succs = self.output_mask & ~blue, self.useful_succs
+        finished = 0
+        if self.at_most_once:
+            for o in _bits(red & pending):
+                if not succs[o] & ~computed:
+                    finished |= 1 << o
+            needed = self._needed(red, computed) | (pending & ~finished)
+            return finished, red & ~needed
+        while True:  # storing a finished output can finish another (N14)
+            live = self.live(blue | finished)
+            more = 0
+            for o in _bits(red & pending & ~finished):
+                if not succs[o] & live:
+                    more |= 1 << o
+            if not more:
+                return finished, red & ~live
+            finished |= more
+
+    def _needed(self, red: int, computed: int) -> int:
+        """One-shot: the red vertices with a useful successor not computed yet (N12, N13)."""
+        needed, succs = 0, self.useful_succs
+        for u in _bits(red):
+            if succs[u] & ~computed:
+                needed |= 1 << u
+        return needed
 
     def live(self, blue: int) -> int:
         """The vertices that are not dead (N11) when ``blue`` has blue: those from which an
@@ -579,7 +679,7 @@ class _Search:
         n, full = self.n, self.full
         kinds, verts = bytearray(), []
         actual = info[key][4]
-        for parent, (c, gone, stored), child in reversed(path):
+        for parent, (c, gone, stored, finished, drop), child in reversed(path):
             if parent != actual:
                 raise InternalError("exhaustive search: a path does not follow its blocks")
             for u in _bits(gone):
@@ -593,7 +693,13 @@ class _Search:
                 verts.append(p)
             kinds.append(COMPUTE)
             verts.append(c)
-            actual = self._after(actual, gone, stored, c)
+            for u in _bits(finished):  # N14: the finished outputs
+                kinds.append(STORE)
+                verts.append(u)
+            for u in _bits(drop):  # N13, N14: the spent vertices
+                kinds.append(DELETE)
+                verts.append(u)
+            actual = self._after(actual, (c, gone, stored, finished, drop))
             if actual != child:
                 raise InternalError("exhaustive search: a block did not lead to its recorded "
                                     "state")
@@ -603,17 +709,19 @@ class _Search:
             verts.append(v)
         return Schedule(kinds, verts)
 
-    def _after(self, key: int, gone: int, stored: int, c: int) -> int:
-        """The configuration after the block (evict ``gone``, store ``stored``, compute c)."""
+    def _after(self, key: int, block: tuple[int, int, int, int, int]) -> int:
+        """The configuration after ``block`` (``blocks``): evict, store, compute c, store the
+        finished outputs and delete the spent vertices."""
+        c, gone, stored, finished, drop = block
         n, full = self.n, self.full
         red, blue = key & full, key >> n & full
         fresh, computed = key >> 2 * n & full, key >> 3 * n
         preds, bit = self.pred_mask[c], 1 << c
-        red = (red & ~gone) | preds | bit
-        fresh = (fresh & ~preds & ~gone) | bit
+        red = ((red & ~gone) | preds | bit) & ~drop
+        fresh = ((fresh & ~preds & ~gone) | bit) & ~drop
         if self.at_most_once:
             computed |= bit
-        return red | (blue | stored) << n | fresh << 2 * n | computed << 3 * n
+        return red | (blue | stored | finished) << n | fresh << 2 * n | computed << 3 * n
 
 
 def _path(goal: int, info: dict) -> list[tuple[int, int]]:
@@ -676,6 +784,16 @@ class _Queue:
             self.f += 1
             self.low = 0
         return None
+
+
+def _bit_list(mask: int) -> list[int]:
+    """The set bits of ``mask`` as one-bit masks, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
 
 
 def _submasks(mask: int):
