@@ -83,6 +83,19 @@ def test_random_dags_against_the_naive_search(data):
 def test_checker_blocks_are_the_searchs_blocks(data):
     """The checker enumerates the normal form's blocks from the rules; on random reachable
     configurations they are exactly the search's (which the naive search vouches for)."""
+    _same_blocks_along_a_walk(data)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, deadline=None)
+@given(st.data())
+def test_checker_blocks_are_the_searchs_blocks_thoroughly(data):
+    """As above, on many more walks: the search computes what a block leaves finished and
+    spent incrementally, the checker from scratch (N13, N14)."""
+    _same_blocks_along_a_walk(data)
+
+
+def _same_blocks_along_a_walk(data):
     dag = data.draw(dags(max_vertices=7))
     memory = data.draw(memory_sizes(dag, max_extra=2))
     variant = data.draw(st.sampled_from(VARIANTS))

@@ -13,6 +13,7 @@ from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game import replay
 from ioverify.game import exhaustive
 from ioverify.game.exhaustive import SearchResult, exhaustive_optimum
+from ioverify.certificate import closed
 from ioverify.strategies import dags, memory_sizes, schedules
 
 # docs/theory.md §1 (recompute); the one-shot figures were found by this search.
@@ -161,6 +162,23 @@ def test_finished_outputs_are_stored_at_once():
         computed = ["o"] if variant == "one-shot" else []
         assert _blocks(dag, 2, variant, red=["o"], blue=["a"], computed=computed) == [
             ("p", 2, [], ["o", "p"], [])]  # o's last successor is computed: both stored
+
+
+def test_what_a_finished_output_leaves_dead_depends_on_its_eviction():
+    """N14 in recompute: c finishes, its blue kills s, and with s dead o is finished too; but
+    when the block evicts o unstored, o still needs x to be computed again, so x stays."""
+    dag = DAG.from_edges(["a", "x", "o", "s", "c"],
+                         [("a", "x"), ("x", "o"), ("o", "s"), ("s", "c")], outputs=["o", "c"])
+    blocks = _blocks(dag, 3, "recompute", red=["x", "o", "s"], blue=["a"])
+    assert blocks == [("c", 1, [], ["c"], ["x"]),  # o evicted unstored: x is still live
+                      ("c", 2, [], ["c", "o"], []),  # x evicted: o finished, all dead
+                      ("c", 2, ["o"], ["c"], []),  # o evicted and stored: x is dead
+                      ("c", 3, ["x"], ["c", "o"], [])]
+    game = closed._Game(dag, 3, False)  # the certificate checker derives the same blocks
+    mask = sum(1 << dag.index[v] for v in ("x", "o", "s"))
+    assert sorted((cost, dag.names[c], red) for cost, c, red, *_ in game.blocks(
+        mask, 1 << dag.index["a"], 0, 0)) == sorted(
+        (cost, "c", sum(1 << dag.index[v] for v in after)) for _, cost, _, _, after in blocks)
 
 
 @settings(max_examples=60, deadline=None)

@@ -463,10 +463,12 @@ class _Search:
                 for extra in _submasks(gone & ~blue & ~forced & live):
                     stored = forced | extra
                     nblue = blue | stored
-                    if stored & self.output_mask:  # N11: its blue may leave vertices dead
+                    if stored & self.output_mask or finished:
+                        # N11: an output's blue may leave vertices dead, and what a finished
+                        # output's leaves dead depends on whether this block evicts it
                         fin, drop = self.spent(nred, nblue, ncomputed)
                     else:
-                        fin, drop = finished & ~gone, spent & ~gone
+                        fin, drop = finished, spent & ~gone
                     yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop, nblue | fin,
                            nfresh & ~gone & ~drop, ncomputed, (c, gone, stored, fin, drop))
 
