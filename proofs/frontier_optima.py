@@ -81,8 +81,9 @@ CLAIMS = [
         variant="one-shot",
         notes="From M = 9 on: the optimum never rises with M and is never below inputs plus "
               "outputs, so M = 9 settles every larger M. The one-shot cells take at most "
-              "about 12 s each (M = 3), M = 8 recompute about 20 s; at M = 4 in one-shot "
-              "([34, 38] after 120 s) and below M = 8 in recompute only brackets are proved "
+              "about 12 s each (M = 3), M = 8 recompute about 20 s. At M = 4 in one-shot "
+              "`pebble` proves 36 in about 100 s, too close to the check's 120 s budget for a "
+              "checked cell; below M = 8 in recompute only brackets are proved "
               "(docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
                               FORWARD_22_OPTIMA, frozenset({("recompute", 8)})),
@@ -116,9 +117,9 @@ CLAIMS = [
         firmness="derived",
         variant="one-shot",
         notes="The first cell of the backward instance of the first seed above its trivial "
-              "bound. In recompute at M = 12 only the bracket [18, 19] is proved (300 s), and "
-              "below M = 12 in one-shot the brackets are wide ([20, 24] at M = 11 after "
-              "120 s; docs/performance.md).",
+              "bound. In recompute at M = 12 only the bracket [18, 19] is proved (300 s). At "
+              "M = 11 in one-shot `pebble` proves 21 in 284 s, past the check's budget; below "
+              "it only brackets are proved (docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
                               BACKWARD_21_OPTIMA),
     ),
