@@ -155,7 +155,10 @@ class _Game:
     def blocks(self, red: int, blue: int, fresh: int, computed: int):
         """(cost, c, red, blue, fresh, computed) after every block from the configuration."""
         size, memory = red.bit_count(), self.memory
-        stores = self._storable(red, blue, computed)
+        # What a block computes (recompute) and stores of what it evicts without blue: the
+        # live vertices (recompute); the outputs and the red vertices with a successor, from
+        # which an output is reachable, left to compute (one-shot).
+        stores = self._needed(red, blue, computed)
         for c in self.computable:
             bit = 1 << c
             if red & bit or (computed & bit if self.one_shot else not stores >> c & 1):
@@ -232,18 +235,6 @@ class _Game:
                     live |= self.preds[v]
             self.live[pending] = live
         return live
-
-    def _storable(self, red: int, blue: int, computed: int) -> int:
-        """Recompute: the live vertices (the only ones a block computes or stores); one-shot:
-        the outputs and the red vertices with a successor not computed from which an output
-        is reachable (an evicted one without blue is stored)."""
-        if self.one_shot:
-            stores = self.outputs
-            for u in _bits(red):
-                if self.succs[u] & ~computed:
-                    stores |= 1 << u
-            return stores
-        return self._live(blue)
 
     def lower(self, red: int, blue: int, computed: int) -> float:
         """LOWER of the module docstring (INFINITE when no one-shot continuation exists)."""

@@ -414,11 +414,12 @@ class _Search:
 
     # --- the blocks ---------------------------------------------------------------------------
 
-    def blocks(self, red: int, blue: int, fresh: int, computed: int):
+    def blocks(self, red: int, blue: int, fresh: int, computed: int, start: bool = True):
         """The blocks leaving a configuration (module docstring, N4-N6, N10-N14): tuples (cost,
         red, blue, fresh, computed, block), block = (c, evicted, stored, finished, dropped)
         as masks: the configuration after the block has its finished outputs stored (N14)
-        and its spent vertices deleted (N13, N14)."""
+        and its spent vertices deleted (N13, N14).  ``start=False``: the configuration was
+        reached by a block, so it holds nothing finished or spent, and none is looked for."""
         memory, pred_mask, once, cost_of = (self.memory, self.pred_mask, self.at_most_once,
                                             self.cost_of)
         size = red.bit_count()
@@ -429,7 +430,7 @@ class _Search:
         else:  # N11: only live vertices are computed or stored
             live = self.live(blue)
         # Nothing finished or spent but at a start (N9): every block leaves none.
-        stale_finished, stale_spent = self.spent(red, blue, computed)
+        stale_finished, stale_spent = self.spent(red, blue, computed) if start else (0, 0)
         for c in self.computable:
             bit = 1 << c
             if red & bit or (computed >> c & 1 if once else not live >> c & 1):
@@ -626,7 +627,7 @@ class _Search:
         # ``bound``.  ``lazy`` (``run``): successors are keyed as reached, and made canonical
         # when popped (a successor whose orbit is closed already is passed over there).
         trivial_memo = memo if bound is None else self.trivial_memo
-        blocks = self.blocks(red, blue, fresh, computed)
+        blocks = self.blocks(red, blue, fresh, computed, start=info[key][1] is None)
         for i, (cost, nred, nblue, nfresh, ncomp, block) in enumerate(blocks, 1):
             if (deadline is not None and i % _CHECK_CLOCK_EVERY == 0
                     and time.monotonic() > deadline):
