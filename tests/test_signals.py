@@ -17,7 +17,7 @@ SCRIPT = textwrap.dedent("""
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_term)
     solver, name = sys.argv[1], sys.argv[2]
-    holes = 10 if solver == "glucose" else 9
+    holes = 10 if solver.startswith("glucose") else 9
     var = lambda p, h: p * holes + h + 1
     clauses = [[var(p, h) for h in range(holes)] for p in range(holes + 1)]
     clauses += [[-var(p, h), -var(q, h)] for h in range(holes)
@@ -28,10 +28,12 @@ SCRIPT = textwrap.dedent("""
         from ioverify.search import cpsat
         dag = attention_forward(2, 2)
         solve = lambda: cpsat.solve(dag, 3, "one-shot", greedy_schedule(dag, 3), 120.0).status
-    elif solver == "glucose":
+    elif solver.startswith("glucose"):
         from ioverify.solve.backends import SatQuery
         query = SatQuery(clauses, holes * (holes + 1), {}, [])
-        solve = lambda: query.check(0)
+        # with a timeout the call runs in a child process, which the parent kills
+        timeout = 600.0 if solver == "glucose-timed" else None
+        solve = lambda: query.check(0, timeout)
     else:
         import z3
         from ioverify.solve.query import Query
@@ -50,12 +52,12 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("solver", ["glucose", "z3", "cp-sat"])
+@pytest.mark.parametrize("solver", ["glucose", "glucose-timed", "z3", "cp-sat"])
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
 def test_a_signal_reaches_a_solver_working_in_c(solver, name):
     """For CP-SAT (the peer baseline and the curve's upper-bound worker) the bug was worse:
     its own SIGINT handler ended the search and the command went on to the next cell."""
-    if solver == "glucose":
+    if solver.startswith("glucose"):
         pytest.importorskip("pysat")
     if solver == "cp-sat":
         pytest.importorskip("ortools")

@@ -133,3 +133,41 @@ def test_the_timeout_counts_from_the_start_given():
     verdict = search.pebble(dag, 4, timeout=5.0, started=time.monotonic() - 10.0)
     assert isinstance(verdict, Unknown) and verdict.lower_bound == 42
     assert "timeout" in verdict.reason
+
+
+def _pigeons(holes: int):
+    var = lambda p, h: p * holes + h + 1  # noqa: E731
+    clauses = [[var(p, h) for h in range(holes)] for p in range(holes + 1)]
+    clauses += [[-var(p, h), -var(q, h)] for h in range(holes)
+                for p in range(holes + 1) for q in range(p + 1, holes + 1)]
+    return clauses, holes * (holes + 1)
+
+
+def test_a_timed_call_ends_even_if_the_solver_ignores_its_interrupt(monkeypatch):
+    """Glucose sees an interrupt only between conflicts, and one conflict took 90 s on
+    sparse_backward(causal 3,1) (module docstring): a timed call runs in a child process,
+    killed GRACE seconds after its time.  Here the child's solver never looks at the clock."""
+    pytest.importorskip("pysat")
+    query = backends.SatQuery(*_pigeons(4), {}, [])
+    monkeypatch.setattr(query.solver, "solve_limited", lambda **_: time.sleep(60))
+    start = time.monotonic()
+    assert query.check(0, 0.5) == "unknown"
+    assert query.reason == "timeout"
+    assert time.monotonic() - start < 0.5 + backends.GRACE + 5  # not the 60 s of the sleep
+
+
+@pytest.mark.parametrize("holes, expected", [(4, "unsat"), (5, "unsat")])
+def test_a_timed_call_answers_as_an_untimed_one(holes, expected):
+    pytest.importorskip("pysat")
+    clauses, nvars = _pigeons(holes)
+    assert backends.SatQuery(clauses, nvars, {}, []).check(0, 60.0) == expected
+    sat = clauses[:-1]  # one exclusion dropped: two pigeons may share that hole
+    query = backends.SatQuery(sat, nvars, {"x": 1}, [])
+    assert query.check(0, 60.0) == "sat" and query.model  # the model came through the pipe
+    assert query.model == {lit for lit in _untimed_model(sat, nvars) if lit > 0}
+
+
+def _untimed_model(clauses, nvars):
+    query = backends.SatQuery(clauses, nvars, {}, [])
+    assert query.check(0) == "sat"
+    return query.model

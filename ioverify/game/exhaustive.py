@@ -353,6 +353,8 @@ class _Search:
             for p in _bits(self.pred_mask[v]):
                 self.useful_succs[p] |= 1 << v
         self.live_memo: dict[int, int] = {}
+        # MUST (``_trivial``) a layer at a time: the predecessors of a set in a few look-ups
+        self.preds_of = _compiled_union(self.pred_mask) if n <= _UNION_MAX_VERTICES else None
         # N8 needs automorphisms of the game searched: a restricted game keeps none.
         self.symmetry = (_Symmetry(dag, 4 if self.at_most_once else 3, deadline)
                          if part is None else _NoSymmetry())
@@ -401,12 +403,21 @@ class _Search:
             if todo & computed:
                 return INFINITY  # v must be computed again
             stop |= computed  # reaching one ends the search below
-        while todo:
-            low = todo & -todo
-            must |= low
-            preds = pred_mask[low.bit_length() - 1]
-            reached |= preds
-            todo = (todo ^ low) | (preds & ~stop & ~must)
+        preds_of = self.preds_of
+        if preds_of is not None:  # a layer of MUST at a time
+            must = todo
+            while todo:
+                preds = preds_of(todo)
+                reached |= preds
+                todo = preds & ~stop & ~must
+                must |= todo
+        else:
+            while todo:
+                low = todo & -todo
+                must |= low
+                preds = pred_mask[low.bit_length() - 1]
+                reached |= preds
+                todo = (todo ^ low) | (preds & ~stop & ~must)
         if self.at_most_once and reached & ~red & ~blue & computed:
             return INFINITY  # a MUST vertex computed already, without a pebble: computed again
         loads = reached & ~red & (blue if self.at_most_once else self.input_mask)
@@ -725,6 +736,34 @@ class _Search:
         if self.at_most_once:
             computed |= bit
         return red | (blue | stored | finished) << n | fresh << 2 * n | computed << 3 * n
+
+
+# ``_compiled_union`` up to this many vertices (past it ``_trivial`` walks a vertex at a time),
+# in chunks of 16 bits up to 64 vertices (4 tables of 65,536 masks, 0.05 s to build), else of 8.
+_UNION_MAX_VERTICES = 128
+
+
+def _compiled_union(masks: list[int]):
+    """The function mask -> the OR of ``masks[v]`` over the bits v of mask, as one expression
+    of table look-ups, one per chunk of the mask's bits: the OR over a chunk's bits is
+    tabulated for each of its values (built incrementally, each entry one OR).  On
+    sparse_forward(causal 3,1) (36 vertices) at M = 5, recompute, below 16, ``_trivial`` with
+    it makes the search 1.4 times as fast (53 s -> 39 s, the same 237,828 configurations)."""
+    step = 16 if len(masks) <= 64 else 8
+    tables = []
+    for base in range(0, len(masks), step):
+        chunk = masks[base:base + step]
+        table = [0] * (1 << len(chunk))
+        for value in range(1, len(table)):
+            low = value & -value
+            table[value] = table[value ^ low] | chunk[low.bit_length() - 1]
+        tables.append(table)
+    width = (1 << step) - 1
+    terms = [f"T{i}[(mask >> {i * step}) & {width:#x}]" for i in range(len(tables))] or ["0"]
+    scope = {f"T{i}": table for i, table in enumerate(tables)}
+    exec(compile("def union(mask):\n    return " + " | ".join(terms), "<union>", "exec"),
+         scope)  # noqa: S102 (our own text)
+    return scope["union"]
 
 
 def _path(goal: int, info: dict) -> list[tuple[int, int]]:

@@ -1,7 +1,8 @@
 """The back ends that decide a pebbling query, behind one protocol (``Backend``): Z3 itself
-(``Z3Backend``), or a SAT back end: Z3 bit-blasts the constraints to CNF, Glucose 4
-(from PySAT; it supports interrupts, so timeouts work) decides them, and the I/O budget is an
-incremental totalizer whose bound is lowered with assumptions as the budget descends.
+(``Z3Backend``), or a SAT back end: Z3 bit-blasts the constraints to CNF, Glucose 4 (from
+PySAT; interrupted at its time, its process killed if that is not enough: below) decides them,
+and the I/O budget is an incremental totalizer whose bound is lowered with assumptions as the
+budget descends.
 
 Why: on the 2x2x2 matmul instances the CNF solver proves the final "unsat" several times faster
 than Z3's own SAT core on the same constraints (docs/performance.md).  Nothing here is trusted
@@ -16,10 +17,23 @@ a propagation cap (``prop_budget``), the closer of the two to what Z3 counts (``
 A call that reaches it answers "unknown", like an interrupted one.  Glucose checks the cap between
 restarts, so a call runs on to its next restart (one that finishes before any restart is never
 stopped); where it stops is still the same on every machine.
+
+Wall-clock limits: Glucose sees an interrupt only between conflicts too, and one conflict can
+take minutes (sparse_backward(causal 3,1), 84 vertices, M = 10, the recompute encoding of 129
+steps: its first call, interrupted after 3 s, returned after 90.8 s, minimising learnt clauses
+over a huge trail).  So a call with a timeout runs in a forked child process, interrupted as
+before, and killed if it has not answered GRACE seconds after its time (or after Ctrl-C or
+SIGTERM, which the parent sees); the model comes back through a pipe.  The parent's solver then
+keeps nothing the child learnt: the next call starts from the clauses alone.  Calls without a
+timeout (the deterministic, budget-limited ones) run in process as before.
 """
 
 from __future__ import annotations
 
+import os
+import pickle
+import select
+import signal
 import time
 from typing import Callable, Protocol
 
@@ -27,6 +41,7 @@ from ioverify import _signals
 from ioverify.errors import DeadlineReached, InternalError
 
 SOLVER = "glucose4"
+GRACE = 2.0  # seconds a timed call may run past its time before its child process is killed
 
 
 class Backend(Protocol):
@@ -162,22 +177,63 @@ class SatQuery:
         self.interrupted = ""
         if self.propagations is not None:
             self.solver.prop_budget(self.propagations)  # counted from now: per call
-        end = None if timeout is None else time.monotonic() + timeout
-        # Always polled: Ctrl-C and SIGTERM reach the solver this way (``ioverify._signals``).
-        try:
-            with _signals.periodically(_signals.POLL, lambda: self._interrupt_if_due(end)):
-                answer = self.solver.solve_limited(assumptions=assume, expect_interrupt=True)
-        finally:
-            self.solver.clear_interrupt()
+        if timeout is None or not hasattr(os, "fork"):
+            end = None if timeout is None else time.monotonic() + timeout
+            answer, model = self._solve(assume, end)
+        else:
+            answer, model = self._solve_in_child(assume, time.monotonic() + timeout)
         if answer is None:
             self.reason = self.interrupted or (
                 f"work budget reached ({self.propagations} propagations per solver call, "
                 f"the SAT back end's rlimit)")
             return "unknown"
         if answer:
-            self.model = {lit for lit in self.solver.get_model() if lit > 0}
+            self.model = model
             return "sat"
         return "unsat"
+
+    def _solve(self, assume: list[int], end: float | None):
+        """(Glucose's answer, the model's true variables if sat), interrupted once ``end``
+        has passed."""
+        # Always polled: Ctrl-C and SIGTERM reach the solver this way (``ioverify._signals``).
+        try:
+            with _signals.periodically(_signals.POLL, lambda: self._interrupt_if_due(end)):
+                answer = self.solver.solve_limited(assumptions=assume, expect_interrupt=True)
+        finally:
+            self.solver.clear_interrupt()
+        model = {lit for lit in self.solver.get_model() if lit > 0} if answer else None
+        return answer, model
+
+    def _solve_in_child(self, assume: list[int], end: float):
+        """``_solve`` in a forked child, which is killed if it has not answered GRACE seconds
+        after ``end`` or once Ctrl-C or SIGTERM has arrived (module docstring)."""
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: answer through the pipe, then leave at once
+            code = 1
+            try:
+                os.close(read)
+                payload = pickle.dumps(self._solve(assume, end) + (self.interrupted,))
+                with os.fdopen(write, "wb") as out:
+                    out.write(payload)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write)
+        payload = None  # also if Ctrl-C raises KeyboardInterrupt while waiting
+        try:
+            payload = _read_until(read, end + GRACE)
+        finally:
+            os.close(read)
+            if payload is None:
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        if payload is None or not payload:
+            self.interrupted = ("interrupted by a signal" if _signals.STOP.is_set() else
+                                "timeout" if payload is None else "the solver's process failed")
+            return None, None
+        answer, model, self.interrupted = pickle.loads(payload)  # our own child's bytes
+        return answer, model
 
     def _interrupt_if_due(self, end: float | None) -> None:
         """Interrupt the solver once ``end`` has passed or SIGINT or SIGTERM has arrived; it is
@@ -197,3 +253,19 @@ class SatQuery:
 
     def close(self) -> None:
         self.solver.delete()
+
+
+def _read_until(fd: int, end: float) -> bytes | None:
+    """Everything written to the pipe ``fd`` until its writer closes it, or None if that has
+    not happened by ``end`` (``time.monotonic()``) or Ctrl-C or SIGTERM arrives first."""
+    chunks = []
+    while True:
+        left = end - time.monotonic()
+        if left <= 0 or _signals.STOP.is_set():
+            return None
+        ready, _, _ = select.select([fd], [], [], min(left, _signals.POLL))
+        if ready:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
