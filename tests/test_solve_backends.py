@@ -156,6 +156,16 @@ def test_a_timed_call_ends_even_if_the_solver_ignores_its_interrupt(monkeypatch)
     assert time.monotonic() - start < 0.5 + backends.GRACE + 5  # not the 60 s of the sleep
 
 
+def test_a_timed_call_runs_in_process_when_no_process_can_be_forked(monkeypatch):
+    pytest.importorskip("pysat")
+
+    def no_fork():
+        raise OSError("Cannot allocate memory")
+
+    monkeypatch.setattr(backends.os, "fork", no_fork)
+    assert backends.SatQuery(*_pigeons(4), {}, []).check(0, 60.0) == "unsat"
+
+
 @pytest.mark.parametrize("holes, expected", [(4, "unsat"), (5, "unsat")])
 def test_a_timed_call_answers_as_an_untimed_one(holes, expected):
     pytest.importorskip("pysat")

@@ -208,7 +208,12 @@ class SatQuery:
         """``_solve`` in a forked child, which is killed if it has not answered GRACE seconds
         after ``end`` or once Ctrl-C or SIGTERM has arrived (module docstring)."""
         read, write = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare (memory): the call runs here, interrupted only
+            os.close(read)
+            os.close(write)
+            return self._solve(assume, end)
         if pid == 0:  # the child: answer through the pipe, then leave at once
             code = 1
             try:
@@ -219,9 +224,9 @@ class SatQuery:
                 code = 0
             finally:
                 os._exit(code)
-        os.close(write)
         payload = None  # also if Ctrl-C raises KeyboardInterrupt while waiting
         try:
+            os.close(write)
             payload = _read_until(read, end + GRACE)
         finally:
             os.close(read)
