@@ -28,9 +28,9 @@ DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
                    "recompute": {3: 15, 4: 9, 5: 5, 6: 4}}
 
 
-# attention_forward(2, 2) (46 vertices): the cells settled within the check's budget (M = 4 in
-# one-shot and M <= 7 in recompute are open: docs/performance.md).
-FORWARD_22_OPTIMA = {"one-shot": {3: 52, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
+# attention_forward(2, 2) (46 vertices): the cells settled within the check's budget (M <= 7 in
+# recompute are open: docs/performance.md).
+FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
                      "recompute": {8: 17, 9: 16}}
 
 # attention_forward(3, 1) (51 vertices): inputs plus outputs is 12.
@@ -71,9 +71,11 @@ def _statement(name: str, optima: dict[int, int]) -> str:
 CLAIMS = [
     Claim(
         id=FORWARD_22,
-        title="Exact optima of attention_forward(2, 2) at the smallest and at large M",
+        title="Exact optima of attention_forward(2, 2): the whole one-shot curve, and large M "
+              "in recompute",
         statement="attention_forward(2, 2) (46 vertices): at M = 3, the smallest feasible M, "
-                  "the one-shot optimum is 52, at M = 5 it is 24, at M = 6 22 and at M = 7 20; "
+                  "the one-shot optimum is 52, at M = 4 it is 36, at M = 5 24, at M = 6 22 "
+                  "and at M = 7 20, the whole one-shot curve; "
                   "at M = 8 the optimum is 17, one more than inputs plus outputs, in both "
                   "variants; from M = 9 on it is 16 (inputs plus outputs) in both variants.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
@@ -81,12 +83,13 @@ CLAIMS = [
         variant="one-shot",
         notes="From M = 9 on: the optimum never rises with M and is never below inputs plus "
               "outputs, so M = 9 settles every larger M. The one-shot cells take at most "
-              "about 12 s each (M = 3), M = 8 recompute about 20 s. At M = 4 in one-shot "
-              "`pebble` proves 36 in about 100 s, too close to the check's 120 s budget for a "
-              "checked cell; below M = 8 in recompute only brackets are proved "
-              "(docs/performance.md).",
+              "about 12 s each but M = 4 (about 66 s: the search with the rows' shared-cost "
+              "bound, which now has most of the time when it is ahead, and whose restricted "
+              "searches stop at remembered optima), M = 8 recompute about 20 s. Below M = 8 "
+              "in recompute only brackets are proved (docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
-                              FORWARD_22_OPTIMA, frozenset({("recompute", 8)})),
+                              FORWARD_22_OPTIMA, frozenset({("recompute", 8),
+                                                            ("one-shot", 4)})),
     ),
     Claim(
         id=FORWARD_31,
@@ -117,9 +120,10 @@ CLAIMS = [
         firmness="derived",
         variant="one-shot",
         notes="The first cell of the backward instance of the first seed above its trivial "
-              "bound. In recompute at M = 12 only the bracket [18, 19] is proved (300 s). At "
-              "M = 11 in one-shot `pebble` proves 21 in 284 s, past the check's budget; below "
-              "it only brackets are proved (docs/performance.md).",
+              "bound. In recompute at M = 12 only the bracket [18, 19] is proved (600 s). "
+              "In one-shot `pebble` proves 21 at M = 11 (284 s) and 22 at M = 10 (379 s), "
+              "past the check's budget; at M = 9 the bracket is [22, 28] after 600 s "
+              "(docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
                               BACKWARD_21_OPTIMA),
     ),

@@ -71,6 +71,21 @@ def naive_optimum(dag, memory, variant):
 
 
 @st.composite
+def configurations(draw, dag, memory):
+    """(red, blue, computed) that play can reach (``restricted_cases``)."""
+    n = len(dag)
+    reds = draw(st.lists(st.integers(0, n - 1), max_size=memory, unique=True))
+    red = sum(1 << v for v in reds)
+    inputs = sum(1 << v for v in dag.inputs)
+    blue = draw(st.integers(0, (1 << n) - 1)) | inputs
+    computed = (draw(st.integers(0, (1 << n) - 1)) | red | blue) & ~inputs
+    for v in reversed(range(n)):  # a computed vertex's predecessors were computed before it
+        if computed >> v & 1:
+            computed |= sum(1 << p for p in dag.preds[v]) & ~inputs
+    return red, blue, computed
+
+
+@st.composite
 def restricted_cases(draw, max_vertices=6):
     """A DAG, M, a vertex set and a configuration that play can reach: red at most M, the
     inputs blue, every non-input vertex that is red or blue computed, and the predecessors of a
@@ -80,14 +95,7 @@ def restricted_cases(draw, max_vertices=6):
     memory = draw(memory_sizes(dag, max_extra=2))
     n = len(dag)
     part = draw(st.integers(1, (1 << n) - 1))
-    reds = draw(st.lists(st.integers(0, n - 1), max_size=memory, unique=True))
-    red = sum(1 << v for v in reds)
-    inputs = sum(1 << v for v in dag.inputs)
-    blue = draw(st.integers(0, (1 << n) - 1)) | inputs
-    computed = (draw(st.integers(0, (1 << n) - 1)) | red | blue) & ~inputs
-    for v in reversed(range(n)):  # a computed vertex's predecessors were computed before it
-        if computed >> v & 1:
-            computed |= sum(1 << p for p in dag.preds[v]) & ~inputs
+    red, blue, computed = draw(configurations(dag, memory))
     weights = None  # a cost partition's weights (scale, {v: w}), half the time
     if draw(st.booleans()):
         scale = draw(st.integers(1, 4))
@@ -121,6 +129,61 @@ def test_restricted_search_matches_naive_from_any_configuration(case):
 @given(restricted_cases(max_vertices=7))
 def test_restricted_search_matches_naive_thoroughly(case):
     _restricted_matches_naive(case)
+
+
+@st.composite
+def restricted_series(draw, max_vertices=6):
+    """A restricted case and further configurations of the same game, solved in turn."""
+    dag, memory, part, red, blue, computed, weights = draw(restricted_cases(max_vertices))
+    more = draw(st.lists(configurations(dag, memory), min_size=1, max_size=6))
+    return dag, memory, part, [(red, blue, computed), *more], weights
+
+
+def _known_optima_change_nothing(case):
+    """Each search of the series stops at the configurations whose optimum the earlier ones
+    found (``known``, as ``AbstractionBound`` passes its memo), and still finds the naive
+    optimum, as does every configuration on its path."""
+    dag, memory, part, configurations, weights = case
+    weight = None if weights is None else [weights[1].get(v, weights[0]) for v in range(len(dag))]
+    n = len(dag)
+    for name in VARIANTS:
+        one_shot = name == "one-shot"
+        search = exhaustive._Search(dag, memory, variant_record(name), part=part,
+                                    weights=weights)
+        known: dict[int, float] = {}
+        for red, blue, computed in configurations:
+            value, path = restricted_optimum(search, red, blue, computed, known=known)
+            assert value == naive_restricted(dag, memory, one_shot, part, red, blue, computed,
+                                             weight), name
+            for (r, b, c), remaining in path:
+                assert remaining == naive_restricted(dag, memory, one_shot, part, r, b, c,
+                                                     weight), name
+                known.setdefault(r | b << n | c << 2 * n, remaining)
+
+
+@given(restricted_series())
+def test_known_optima_stop_a_restricted_search_without_changing_it(case):
+    _known_optima_change_nothing(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000)
+@given(restricted_series(max_vertices=7))
+def test_known_optima_stop_a_restricted_search_without_changing_it_thoroughly(case):
+    _known_optima_change_nothing(case)
+
+
+def test_a_known_optimum_is_a_goal_of_the_restricted_search():
+    """A configuration with a known optimum ends the search there: a (deliberately wrong)
+    value given for the start is the answer, with no search."""
+    dag = pyramid(2)
+    search = exhaustive._Search(dag, 3, variant_record("one-shot"), part=(1 << len(dag)) - 1)
+    inputs = sum(1 << v for v in dag.inputs)
+    true, _ = restricted_optimum(search, 0, inputs, 0)
+    start = 0 | inputs << len(dag)
+    assert restricted_optimum(search, 0, inputs, 0, known={start: true - 1})[0] == true - 1
+    with pytest.raises(exhaustive.InternalError, match="given start"):
+        search.run(None, None, None, known={start: 1})
 
 
 def test_weights_are_positive_integers_on_restricted_games_only():

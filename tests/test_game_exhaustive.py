@@ -379,6 +379,44 @@ def test_a_stopped_search_proves_only_true_lower_bounds(data):
             assert result.optimum == result.lower_bound == optimum
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_a_paused_search_resumes_where_it_paused(data):
+    """An ``ExhaustiveRun`` paused after every configuration (an ``until`` already past) ends
+    exactly as the search run in one go, in both variants and with or without ``below``, and
+    every level it reports while paused is proved: never above the optimum, never falling."""
+    dag = data.draw(dags(max_vertices=7, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=1))
+    below = data.draw(st.none() | st.integers(0, 12))
+    for variant in ("recompute", "one-shot"):
+        whole = exhaustive_optimum(dag, memory, variant, below=below)
+        run = exhaustive.ExhaustiveRun(dag, memory, variant, below=below)
+        optimum, levels = naive_optimum(dag, memory, variant), []
+        while (result := run.advance(until=0.0)) is None:
+            levels.append(run.level)
+        assert levels == sorted(levels) and all(level <= optimum for level in levels)
+        assert (result.optimum, result.complete, result.states, result.lower_bound) == (
+            whole.optimum, whole.complete, whole.states, whole.lower_bound), variant
+        assert run.advance() is result and run.stopped("late") is result
+
+
+def test_a_run_given_no_more_time_keeps_its_level():
+    run = exhaustive.ExhaustiveRun(attention_forward(2, 1), 3)
+    assert run.advance(until=time.monotonic() + 0.3) is None
+    result = run.stopped("time shared out")
+    assert not result.complete and result.lower_bound == run.level > 8
+    assert result.reason == f"time shared out (no schedule below {run.level})"
+    assert result.states > 0 and run.advance() is result
+
+
+def test_a_cap_lowered_at_a_pause_stops_the_run():
+    run = exhaustive.ExhaustiveRun(attention_forward(2, 1), 3)
+    assert run.advance(until=time.monotonic() + 0.1) is None and run.states > 10
+    result = run.advance(max_states=10)
+    assert not result.complete and "state budget of 10 states exhausted" in result.reason
+    assert result.lower_bound == run.level and run.states == 0
+
+
 def test_a_stopped_search_reports_its_level():
     result = exhaustive_optimum(attention_forward(2, 1), 3, max_states=30_000)
     assert not result.complete and 8 < result.lower_bound <= 24

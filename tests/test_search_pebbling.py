@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from ioverify.dag import binary_tree, matmul, pyramid
@@ -175,10 +177,97 @@ def test_the_state_cap_is_lifted_where_z3_proves_nothing():
     assert pebbling.state_cap("z3", None, large) is None
 
 
+class _FakeRun:
+    """A stand-in for ``ExhaustiveRun`` whose level after t seconds of its own is
+    ``levels(t)``; each slice costs it one second of its own (and 5 ms of real time)."""
+
+    states = 400
+
+    def __init__(self, levels, cost=1.0):
+        self.levels, self.seconds, self.level, self.slices = levels, 0.0, None, 0
+        self.caps, self.cost = set(), cost
+
+    def advance(self, until=None, max_states=None):
+        self.caps.add(max_states)
+        time.sleep(0.005)
+        self.seconds += self.cost
+        self.slices += 1
+        self.level = self.levels(self.seconds)
+
+    def stopped(self, reason):
+        from ioverify.game.exhaustive import SearchResult
+
+        return SearchResult(None, None, False, 1, self.seconds, reason, self.level)
+
+
+class _RaceState:
+    """What ``_race`` reads of a search's state: one second from now."""
+
+    def __init__(self):
+        self.deadline = time.monotonic() + 1.0
+
+    def remaining(self):
+        return max(0.001, self.deadline - time.monotonic())
+
+    def out_of_time(self):
+        return time.monotonic() >= self.deadline
+
+
+@pytest.mark.parametrize("fast", [0, 1])
+def test_the_race_gives_most_slices_to_the_search_ahead(monkeypatch, fast):
+    """After both have had PROBE of the time, the search forecast higher gets all but one
+    TRAIL_EVERY-th of the time, whichever it is, and both results come back stopped at their
+    levels."""
+    from ioverify.search import pebbling
+
+    monkeypatch.setattr(pebbling, "MIN_SLICE", 0.001)
+    runs = [_FakeRun(lambda t: 10 + int(t) // 5), _FakeRun(lambda t: 10 + int(t))]
+    if fast == 0:
+        runs.reverse()
+
+    results = pebbling._race(_RaceState(), runs, 1000)
+    slow = 1 - fast
+    assert runs[fast].slices > 2 * runs[slow].slices and runs[slow].slices >= 5
+    assert [result.lower_bound for result in results] == [run.level for run in runs]
+    assert runs[0].caps == runs[1].caps == {600}  # the cap less what the other holds
+
+
+def test_the_race_counts_time_not_slices(monkeypatch):
+    """A search whose every slice overruns (one configuration of the search with the bound
+    can take seconds) and that stalls gets little more than its TRAIL_EVERY-th of the time."""
+    from ioverify.search import pebbling
+
+    monkeypatch.setattr(pebbling, "MIN_SLICE", 0.001)
+    runs = [_FakeRun(lambda t: 21, cost=6.0), _FakeRun(lambda t: 10 + int(t))]
+
+    pebbling._race(_RaceState(), runs, 1000)
+    assert runs[0].seconds <= (runs[0].seconds + runs[1].seconds) / pebbling.TRAIL_EVERY + 6.0
+
+
+def test_the_search_ahead_is_the_one_forecast_higher():
+    from ioverify.search.pebbling import _ahead, _forecast, _level_at
+
+    history = [(1.0, 10), (2.0, 12), (4.0, 15)]
+    assert [_level_at(history, t) for t in (0.5, 1.0, 3.0, 9.0)] == [10, 10, 12, 15]
+    assert _level_at([], 3.0) == 0
+    # 3 levels over the last doubling (2 s -> 4 s), 3 more per doubling: 4 s -> 16 s is two.
+    assert _forecast(history, 4.0, 12.0) == 21
+    assert _forecast([(1.0, 21), (4.0, 21)], 4.0, 60.0) == 21  # stalled: stays
+
+    # A search that started higher (the bound's start value) but stalls falls behind one
+    # that is climbing, though the climbing one is lower now.
+    stalled, climbing = [(1.0, 21), (4.0, 21)], [(1.0, 14), (2.0, 17), (4.0, 20)]
+    spent = [4.0, 4.0]
+    assert _ahead([stalled, climbing], spent, 0, 12.0) == 1
+    assert _ahead([stalled, climbing], spent, 0, 0.0) == 0  # no time left: as they are now
+    assert _ahead([stalled, stalled], spent, 1, 12.0) == 1  # a tie keeps it
+
+
 def test_a_bound_that_stalls_leaves_the_rest_of_the_time_to_the_plain_search(monkeypatch):
-    """With the abstraction bound and a timeout the bounded search has half the time; when it
-    stops short (here its bound gives up at the first configuration, as a restricted search
-    past its cap does), the search without the bound settles the cell."""
+    """With the abstraction bound and a timeout the bounded search and the plain one share
+    the time, the bounded one first; when it stops short (here its bound gives up at the
+    first configuration, as a restricted search past its cap does), the search without the
+    bound settles the cell."""
     from ioverify.errors import DeadlineReached
     from ioverify.search import pebbling
 

@@ -66,7 +66,9 @@ form from any configuration and for restricted games), with the same kind of bou
 split of P into smaller parts as its heuristic (``nested``; the restricted game of a subset
 of P within P's restricted game is the subset's own restricted game, so the argument above
 applies unchanged), and memoised per restricted configuration; every configuration on the optimal path of such a search is memoised too (its
-remaining cost on an optimal path is its own optimum).  A restricted search that cannot finish
+remaining cost on an optimal path is its own optimum), and a restricted search ends at any
+configuration it reaches whose V_P is memoised, as at a goal of that final cost
+(``restricted_optimum``'s ``known``; ``_Search.run`` argues that this changes no optimum).  A restricted search that cannot finish
 (deadline or state cap) has no exact value: it raises ``DeadlineReached`` and the exhaustive
 search stops with the level it had proved.  Pure Python, no solver (trusted base).
 """
@@ -116,7 +118,9 @@ class AbstractionBound:
             self.inner.append(inner)
             self.searches.append(_Search(dag, memory, variant, part=part, bound=inner,
                                          weights=weight))
-        self.memos: list[dict[tuple[int, int, int], float]] = [{} for _ in self.parts]
+        # Per part, V_P by restricted configuration, packed as red | blue << n |
+        # computed << 2n (``_Search.pack``): also the restricted searches' known optima.
+        self.memos: list[dict[int, float]] = [{} for _ in self.parts]
         self.deadline = deadline
         self.max_states = max_states
         self.one_shot = variant.at_most_once
@@ -150,12 +154,12 @@ class AbstractionBound:
     def __call__(self, red: int, blue: int, computed: int) -> float:
         """sum_P V_P(c|P) (with overlapping parts: its ceiling, the values being in units
         of 1 / scale), or INFINITY if some part cannot finish."""
-        total = 0
+        total, n = 0, self.n
         if not self.one_shot:
             computed = 0
         for search, memo in zip(self.searches, self.memos):
             part = search.part
-            key = (red & part, blue & part, computed & part)
+            key = red & part | (blue & part) << n | (computed & part) << 2 * n
             value = memo.get(key)
             if value is None:
                 value = self._solve(search, memo, key)
@@ -164,15 +168,21 @@ class AbstractionBound:
             total += value
         return total if self.scale == 1 else -(-total // self.scale)
 
-    def _solve(self, search: _Search, memo: dict, key: tuple[int, int, int]) -> float:
+    def _solve(self, search: _Search, memo: dict, key: int) -> float:
+        """V_P from the packed configuration ``key``, by a restricted search that stops at
+        any configuration whose V_P is remembered already (``restricted_optimum``'s
+        ``known``: attention_forward(2,2) at M = 4, one-shot, below 37, 374,214
+        configurations in 69.2 s before, 41.9 s after)."""
         self.restricted_searches += 1
         if len(memo) >= MEMO_MAX:
             memo.clear()
-        value, path = restricted_optimum(search, *key, deadline=self.deadline,
-                                         max_states=self.max_states)
+        n, full = self.n, (1 << self.n) - 1
+        value, path = restricted_optimum(search, key & full, key >> n & full, key >> 2 * n,
+                                         deadline=self.deadline, max_states=self.max_states,
+                                         known=memo)
         memo[key] = value
-        for state, remaining in path:
-            memo.setdefault(state, remaining)
+        for (red, blue, computed), remaining in path:
+            memo.setdefault(red | blue << n | computed << 2 * n, remaining)
         return value
 
 

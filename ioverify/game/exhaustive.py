@@ -228,53 +228,128 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     to about 30 vertices.  ``keep_closed``: a search that finishes with no schedule below
     ``below`` returns its closed configurations (``SearchResult.closed``).
     """
-    rules = _check_arguments(dag, memory, variant, below, max_states, deadline)
-    variant = rules.name
-    start = time.monotonic()
-    why = infeasibility(dag, memory)
-    if why is not None:
-        return SearchResult(None, None, True, 0, time.monotonic() - start, f"infeasible: {why}")
-    if deadline is not None and time.monotonic() > deadline:  # building a search takes time
-        return SearchResult(None, None, False, 0, time.monotonic() - start,
+    return ExhaustiveRun(dag, memory, variant, below=below, max_states=max_states,
+                         deadline=deadline, bound=bound, keep_closed=keep_closed).advance()
+
+
+class ExhaustiveRun:
+    """``exhaustive_optimum`` a slice of time at a time: ``advance(until)`` searches until the
+    ``time.monotonic()`` value ``until`` and pauses there (between two configurations, never
+    within an expansion), or finishes (the deadline, the state cap or the end) and returns
+    the ``SearchResult``.  While paused, ``level`` is proved: every configuration of
+    f = g + h below it is expanded, so every schedule costs at least that much (as for a
+    search stopped by its deadline).  ``seconds``: the time spent in ``advance`` so far.
+    Arguments as for ``exhaustive_optimum``, which is one ``advance()`` without a pause."""
+
+    def __init__(self, dag: DAG, memory: int, variant: str | Variant = "recompute", *,
+                 below: int | None = None, max_states: int | None = None,
+                 deadline: float | None = None, bound=None, keep_closed: bool = False):
+        rules = _check_arguments(dag, memory, variant, below, max_states, deadline)
+        self.variant, self.memory, self.below, self.dag = rules.name, memory, below, dag
+        self.seconds = 0.0
+        self.level: int | None = None
+        self.result: SearchResult | None = None  # set when the search is over
+        self.search: _Search | None = None
+        start = time.monotonic()
+        why = infeasibility(dag, memory)
+        if why is not None:
+            self.result = SearchResult(None, None, True, 0, 0.0, f"infeasible: {why}")
+            return
+        late = SearchResult(None, None, False, 0, 0.0,
                             "deadline reached before the search started")
-    try:
-        search = _Search(dag, memory, rules, deadline)
-    except DeadlineReached:  # the masks of a large DAG are slow to build
-        return SearchResult(None, None, False, 0, time.monotonic() - start,
-                            "deadline reached before the search started")
-    if bound is not None:
-        search.symmetry.keep_only(bound.preserved_by)
-        search.bound = bound
-    search.keep_closed = keep_closed
-    found, states, stop, level = search.run(below, max_states, deadline)
-    seconds = time.monotonic() - start
-    if found is None:
-        if stop:
-            below_level = "" if level is None else f" (no schedule below {level})"
-            return SearchResult(None, None, False, states, seconds, stop + below_level, level)
-        limit = f"with I/O < {below}" if below is not None else "at all"
-        return SearchResult(None, None, True, states, seconds,
-                            f"exhaustive: no complete {variant} schedule {limit} with M = {memory}",
-                            level, search.closed, tuple(search.symmetry.group))
-    cost, schedule = found
-    _verify(dag, schedule, memory, variant, cost)
-    return SearchResult(cost, schedule, True, states, seconds,
-                        f"exhaustive: optimum {cost} ({variant}, M = {memory}), "
-                        f"{states} states, schedule replayed", cost)
+        if deadline is not None and start > deadline:  # building a search takes time
+            self.result = late
+            return
+        try:
+            search = _Search(dag, memory, rules, deadline)
+        except DeadlineReached:  # the masks of a large DAG are slow to build
+            self.result = late
+            return
+        if bound is not None:
+            search.symmetry.keep_only(bound.preserved_by)
+            search.bound = bound
+        search.keep_closed = keep_closed
+        self.search = search
+        self.seconds = time.monotonic() - start
+        search.cap = max_states
+        self._steps = search.steps(below, deadline)
+
+    @property
+    def states(self) -> int:
+        """The configurations it holds now: those stored when it paused, none once over."""
+        return 0 if self.result is not None else self.search.stored
+
+    def advance(self, until: float | None = None,
+                max_states: int | None = None) -> SearchResult | None:
+        """``max_states``: from now on, the state cap instead of the one given (it stops,
+        incomplete, once it stores more)."""
+        if self.result is not None:
+            return self.result
+        search, start = self.search, time.monotonic()
+        search.pause = until
+        if max_states is not None:
+            search.cap = max_states
+        try:
+            next(self._steps)
+        except StopIteration as end:
+            self.seconds += time.monotonic() - start
+            self.result = self._finish(*end.value)
+            return self.result
+        self.seconds += time.monotonic() - start
+        self.level = search.level
+        return None
+
+    def stopped(self, reason: str) -> SearchResult:
+        """The result of a run given no more time (it may never be advanced again): the
+        result if it is over, else incomplete with the level it proved when it paused."""
+        if self.result is not None:
+            return self.result
+        below = "" if self.level is None else f" (no schedule below {self.level})"
+        self.result = SearchResult(None, None, False, self.search.stored, self.seconds,
+                                   reason + below, self.level)
+        self._steps.close()
+        return self.result
+
+    def _finish(self, found, states, stop, level) -> SearchResult:
+        search, variant, seconds = self.search, self.variant, self.seconds
+        if found is None:
+            if stop:
+                below_level = "" if level is None else f" (no schedule below {level})"
+                return SearchResult(None, None, False, states, seconds, stop + below_level,
+                                    level)
+            limit = f"with I/O < {self.below}" if self.below is not None else "at all"
+            return SearchResult(None, None, True, states, seconds,
+                                f"exhaustive: no complete {variant} schedule {limit} with "
+                                f"M = {self.memory}", level, search.closed,
+                                tuple(search.symmetry.group))
+        cost, schedule = found
+        _verify(self.dag, schedule, self.memory, variant, cost)
+        return SearchResult(cost, schedule, True, states, seconds,
+                            f"exhaustive: optimum {cost} ({variant}, M = {self.memory}), "
+                            f"{states} states, schedule replayed", cost)
 
 
 def restricted_optimum(search: "_Search", red: int, blue: int, computed: int,
-                       deadline: float | None = None, max_states: int | None = None):
+                       deadline: float | None = None, max_states: int | None = None,
+                       known: dict[int, float] | None = None):
     """The optimal I/O from (red, blue, computed) of the game ``search`` was built for (N9:
     a ``_Search(part=P)`` searches the game restricted to P; only P's bits of the three masks
     matter), with the exact remaining cost of every configuration on the optimal path found:
     (optimum, [((red, blue, computed), remaining), ...]).  The optimum is INFINITY when no
     schedule finishes (one-shot).  Raises ``DeadlineReached`` if ``deadline`` passes or more
     than ``max_states`` configurations are stored first: an unfinished search has no exact
-    value to give."""
+    value to give.
+
+    ``known``: optima already computed in the same game, by configuration packed as
+    ``red | blue << n | computed << 2 * n`` (computed 0 in recompute; ``pack``), each the
+    exact optimal I/O from that configuration.  The search treats a configuration it reaches
+    with a known optimum K as a goal of final cost K instead of searching on from it
+    (``_Search.run``: the answer is unchanged, and the searches from neighbouring
+    configurations, which meet each other's optimal paths, stop early)."""
     inside = search.full if search.part is None else search.part
     start = (red & inside, blue & inside, computed & inside if search.at_most_once else 0)
-    found, states, stop, _ = search.run(None, max_states, deadline, start_state=start)
+    found, states, stop, _ = search.run(None, max_states, deadline, start_state=start,
+                                        known=known)
     if stop:
         raise DeadlineReached(f"restricted search stopped after {states} states: {stop}")
     if found is None:
@@ -368,6 +443,10 @@ class _Search:
         self.keep_closed = False  # ``run`` keeps the closed keys with their g in ``closed``
         self.lazy = False  # set by ``run``: configurations made canonical when popped
         self.closed: dict[int, int] | None = None
+        self.pause: float | None = None  # ``steps`` pauses once this time has passed
+        self.level: int | None = None  # ``steps``: proved when it pauses
+        self.stored = 0  # ``steps``: the configurations stored when it paused
+        self.cap: int | None = None  # ``steps`` stops past it; it may change at a pause
 
     # --- the heuristic ---------------------------------------------------------------------
 
@@ -556,12 +635,39 @@ class _Search:
 
     # --- the search --------------------------------------------------------------------------
 
-    def run(self, below, max_states, deadline, start_state=None):
-        """A* over canonical configurations (N8).  Returns ((cost, schedule) or None, states
-        stored, stop reason, proved lower bound).  ``start_state``: (red, blue, computed) to
+    def run(self, below, max_states, deadline, start_state=None, known=None):
+        """``steps`` to the end, with no pause."""
+        self.pause, self.cap = None, max_states
+        steps = self.steps(below, deadline, start_state, known)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as end:
+                return end.value
+
+    def steps(self, below, deadline, start_state=None, known=None):
+        """A* over canonical configurations (N8), as a generator: it pauses (yields) between
+        two configurations once ``self.pause``, a ``time.monotonic()`` value, has passed, with
+        ``self.level`` proved (``ExhaustiveRun``), and returns ((cost, schedule) or None,
+        states stored, stop reason, proved lower bound).  ``start_state``: (red, blue, computed) to
         start from instead of the game's start (inputs blue), searched with no fresh vertex;
         then the answer is ((cost, path of keys) or None, ...), the path from the start to the
         goal with each key's g (``restricted_optimum``).
+
+        ``known`` (with ``start_state`` only): exact optima of configurations (packed as the
+        heuristic's memo keys, ``pack``).  A configuration x reached with a known optimum K(x)
+        gets h(x) = K(x) and is a TERMINAL: when popped, it is a goal of final cost g + K(x),
+        and it is never expanded.  This is A* on the configuration graph with an edge of cost
+        K(x) from each such x to the goal and x's own blocks dropped: every path to the goal
+        there is a legal schedule (the blocks to x, then an optimal schedule from x), and the
+        optimal path of the configuration graph either avoids every terminal or reaches one
+        with the same or a lower cost through its edge (K(x) is no more than any completion
+        from x, fresh vertices or not, as fresh only narrows the normal form), so the optimum
+        is the same.  The heuristic stays consistent on it: a terminal has only its edge, on
+        which h(x) = K(x) + h(goal); on an edge of cost w into x from y,
+        h(y) <= w + h_trivial(x) <= w + K(x) (the count is admissible).  On the path found, the
+        cost still to pay from each configuration is its optimum (``restricted_optimum``), the
+        terminal's included.
 
         A configuration packs red | blue << n | fresh << 2n | computed << 3n (computed:
         one-shot only); ``info[key] = (g, parent key, block, h, configuration)``, the
@@ -584,8 +690,12 @@ class _Search:
         if self.at_most_once and not self.reachable(red0, blue0, computed0):
             raise InternalError("exhaustive search: a one-shot search must start at a reachable "
                                 "configuration (N12)")
+        if known and start_state is None:
+            raise InternalError("exhaustive search: known optima are for searches from a "
+                                "given start")
         try:
-            h0 = self.heuristic(red0, blue0, computed0)
+            h0 = known.get(red0 | blue0 << n | computed0 << 2 * n) if known else None
+            h0 = self.heuristic(red0, blue0, computed0) if h0 is None else h0
         except DeadlineReached:
             return None, 0, "deadline reached", self._trivial(self.output_mask & ~blue0, red0,
                                                               blue0, computed0)
@@ -600,6 +710,9 @@ class _Search:
         closed: dict[int, int] = {}  # canonical key -> the g it was closed with
         canonical = self.symmetry.canonical if self.lazy else None
         while True:
+            if self.pause is not None and time.monotonic() > self.pause:
+                self.level, self.stored = queue.f, len(info)  # every popped one is expanded
+                yield
             key = queue.pop()
             if key is None:  # no schedule below the limit (or none at all)
                 if self.keep_closed:  # every key stored was pushed below the limit, so popped
@@ -614,18 +727,26 @@ class _Search:
             if self.output_mask & ~(key | key >> n) & full == 0:  # N7: a goal
                 found = self._schedule(key, info) if start_state is None else _path(key, info)
                 return (queue.f, found), len(info), "", queue.f
+            if known and self.pack(key) in known:  # a terminal: its optimum is known
+                return (queue.f, _path(key, info)), len(info), "", queue.f
             try:
-                self._expand(key, info, closed, queue, deadline)
+                self._expand(key, info, closed, queue, deadline, known)
             except DeadlineReached:  # raised by ``bound``: the level popped is proved
                 return None, len(info), "deadline reached", queue.f
-            if max_states is not None and len(info) > max_states:
-                return None, len(info), f"state budget of {max_states} states exhausted", queue.f
+            if self.cap is not None and len(info) > self.cap:
+                return None, len(info), f"state budget of {self.cap} states exhausted", queue.f
+
+    def pack(self, key: int) -> int:
+        """The configuration of a search key (red | blue << n | fresh << 2n | computed << 3n)
+        as the heuristic's memo keys it, red | blue << n | computed << 2n: fresh dropped."""
+        n = self.n
+        return key & ((1 << 2 * n) - 1) | key >> 3 * n << 2 * n
 
     def _expand(self, key: int, info: dict, closed: dict, queue: "_Queue",
-                deadline: float | None = None) -> None:
+                deadline: float | None = None, known: dict | None = None) -> None:
         """Push every block's successor whose g improves and whose f stays below the limit;
         stop early once ``deadline`` has passed (the caller then stops: the f of the state
-        popped last is proved whether or not its expansion finished)."""
+        popped last is proved whether or not its expansion finished).  ``known``: ``run``."""
         n, full, bound, canonical = self.n, self.full, self.bound, self.symmetry.canonical
         lazy = self.lazy
         g, reached = info[key][0], info[key][4]
@@ -647,7 +768,9 @@ class _Search:
             if ng + cost_of(output_mask & ~nblue) >= limit:  # h counts these stores
                 continue
             hkey = nred | nblue << n | ncomp << 2 * n
-            h = memo.get(hkey)
+            h = known.get(hkey) if known else None  # a terminal (``run``)
+            if h is None:
+                h = memo.get(hkey)
             whole = h is not None  # the heuristic itself, not only its cheap count
             if h is None:
                 h = trivial_memo.get(hkey)
@@ -671,6 +794,8 @@ class _Search:
             elif not whole:
                 if len(memo) >= _MEMO_MAX:
                     memo.clear()
+                # On the canonical image (the bound is the same on an orbit): the images of
+                # one configuration then share the bound's memoised restricted values.
                 # On the canonical image (the bound is the same on an orbit): the images of
                 # one configuration then share the bound's memoised restricted values.
                 image = canonical(nraw) if lazy else nkey

@@ -18,7 +18,8 @@
    configuration search over a proved normal form, horizon-free, in the verdict's variant, asked
    below the best known I/O, with a share of the time (a third for one-shot, half for
    recompute; two thirds and three quarters past Z3_PROVES_UP_TO_STEPS compute steps) and a
-   state cap.  When it finishes its answer is a proof in either variant
+   state cap (with the abstraction bound, a search with it and one without share both,
+   ``_race``).  When it finishes its answer is a proof in either variant
    (evidence ``exhaustive-search``); when it does not, the Z3 searches take the time left.
 4. **recompute proofs need a horizon-free argument**; a bounded recompute encoding that is unsat
    only gives ``Bounded(horizon)``.  Besides the exhaustive search:
@@ -46,6 +47,7 @@
 from __future__ import annotations
 
 import gc
+import math
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -65,7 +67,7 @@ from ioverify.verdict import (Bounded, Evidence, Infeasible, Optimal, Refuted, U
 from ioverify.dag import symmetry
 from ioverify.encode import cnf, pebbling
 from ioverify.game import abstraction
-from ioverify.game.exhaustive import exhaustive_optimum
+from ioverify.game.exhaustive import ExhaustiveRun, SearchResult, exhaustive_optimum
 from ioverify.solve import backends
 
 Progress = Callable[[str], None]
@@ -575,48 +577,139 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     schedule it finds is replayed in the verdict's variant and becomes the upper bound; the
     lower bound it proves counts only in the verdict's own variant.
 
-    With the abstraction bound and a timeout, the search with the bound has BOUNDED_SHARE of
-    the time; if it does not finish, the search without it has the rest, and the higher level
-    proved stands.  The bound's restricted searches can cost more than they prune
-    (approximate_attention(2,1,2) at M = 5, one-shot: a fifth of a second each, 246
-    configurations in 25 s against 957,676 without it), and which way it goes is known only
-    by running both; since a level costs about twice the configurations of the one below, half
-    the time loses about one level against the better of the two."""
+    With the abstraction bound and a timeout, the search with the bound and the search
+    without it share the time and the state cap (``_race``), and the higher level proved
+    stands.  The bound's restricted searches can cost more than they prune
+    (approximate_attention(2,1,2) at M = 5, one-shot, disjoint parts: 1,556 configurations
+    in 40 s, level 14, against 1,263,464 and level 19 without it) or far less
+    (attention_forward(2,2) at M = 4, one-shot: level 30 against 25), and which way it goes
+    is seen only by running both."""
     bound, kind = _abstraction(st, variant) if st.abstraction else (None, None)
     if bound is None or st.deadline is None:
         return _search_once(st, claim, variant, max_states, bound, kind)
-    with _share(st, BOUNDED_SHARE):
-        result = _search_once(st, claim, variant, max_states, bound, kind)
-    if result.complete or st.out_of_time():
-        return result
-    plain = _search_once(st, claim, variant, max_states, None, None)
-    return plain if plain.complete or (plain.lower_bound or 0) >= (result.lower_bound or 0) \
-        else result
+    below = _below(st, claim)
+    runs = [(ExhaustiveRun(st.dag, st.memory, variant, below=below, deadline=st.deadline,
+                           max_states=max_states, bound=use), use_kind)
+            for use, use_kind in ((bound, kind), (None, None))]
+    what = f"exhaustive {variant.name} search below {below}"
+    st.report(f"{what} ({kind} bound and none, sharing the time)")
+    with _heartbeat(st, what):
+        results = _race(st, [run for run, _ in runs], max_states)
+    for result, (_, use_kind) in zip(results, runs):
+        _record(st, variant, result, use_kind)
+    done = [result for result in results if result.complete]
+    return done[0] if done else max(results, key=lambda result: result.lower_bound or 0)
 
 
-# With the abstraction bound, its search's share of the exhaustive search's time.
-BOUNDED_SHARE = 0.5
+# ``_race``: a slice is RACE_SLICES-th of the time left (at least MIN_SLICE s).  The share
+# kept by the search behind: one TRAIL_EVERY-th of the time.
+RACE_SLICES = 40
+MIN_SLICE = 0.5
+PROBE = 1 / 8
+TRAIL_EVERY = 4
+
+
+def _race(st: _State, runs: list[ExhaustiveRun], max_states: int) -> list[SearchResult]:
+    """Advance ``runs`` (two paused ``ExhaustiveRun``) a slice at a time until one finishes
+    or the time is up, together storing at most ``max_states`` configurations (the run given
+    a slice may fill what the other leaves).  The slice goes to the run that has searched
+    less until each has had PROBE of the time (the search with the bound first), then to the
+    one AHEAD (``_ahead``: the higher level forecast for the end, from each search's level
+    as a function of its own time, recorded after each slice), unless the other has had
+    less than one TRAIL_EVERY-th of the time spent, in case the forecast is wrong.  Time is
+    counted as spent, not in slices: a search pauses only between two configurations, and
+    one configuration of the search with the bound can take seconds (its restricted
+    searches).  Returns both results: the finished ones as they finished, the others
+    stopped where they paused (their level is proved)."""
+    total = st.remaining()
+    slice_ = max(MIN_SLICE, total / RACE_SLICES)
+    history: list[list[tuple[float, int]]] = [[], []]
+    results: list[SearchResult | None] = [None, None]
+    base = [run.seconds for run in runs]  # building a run is not racing
+    ahead = 0
+    while not st.out_of_time():
+        live = [i for i in (0, 1) if results[i] is None]
+        if len(live) < 2 and (not live or results[1 - live[0]].complete):
+            break
+        spent = [run.seconds - start for run, start in zip(runs, base)]
+        if len(live) == 1:
+            pick = live[0]
+        elif min(spent) < PROBE * total:  # probing: the one behind, the bound's first
+            pick = 0 if spent[0] <= spent[1] else 1
+        else:
+            ahead = _ahead(history, spent, ahead, st.remaining())
+            pick = 1 - ahead if spent[1 - ahead] < sum(spent) / TRAIL_EVERY else ahead
+        results[pick] = runs[pick].advance(min(st.deadline, time.monotonic() + slice_),
+                                           max(1, max_states - runs[1 - pick].states))
+        if results[pick] is not None and results[pick].complete:
+            break
+        if runs[pick].level is not None:
+            history[pick].append((runs[pick].seconds - base[pick], runs[pick].level))
+    return [result if result is not None else run.stopped("time shared out")
+            for result, run in zip(results, runs)]
+
+
+def _ahead(history, spent: list[float], ahead: int, left: float) -> int:
+    """Which of the two runs is AHEAD (``_race``): the one whose level, forecast for the end
+    if it had all of the ``left`` seconds, is higher; on a tie ``ahead`` stays.  ``spent``:
+    the seconds each has searched."""
+    forecast = [_forecast(history[i], spent[i], left) for i in (0, 1)]
+    if forecast[0] == forecast[1]:
+        return ahead
+    return 0 if forecast[0] > forecast[1] else 1
+
+
+def _forecast(history: list[tuple[float, int]], seconds: float, left: float) -> float:
+    """A run's level after ``left`` more seconds, if it keeps gaining what it gained over the
+    last doubling of its time (from ``seconds`` / 2 to ``seconds``) at every further doubling:
+    a level costs about twice the one below, and a search that stalls gains nothing."""
+    now = _level_at(history, seconds)
+    if seconds <= 0:
+        return now
+    gained = now - _level_at(history, seconds / 2)
+    return now + gained * math.log2((seconds + left) / seconds)
+
+
+def _level_at(history: list[tuple[float, int]], seconds: float) -> int:
+    """The level a run had proved after ``seconds`` of search, from its history."""
+    level = history[0][1] if history else 0
+    for spent, reached in history:
+        if spent > seconds:
+            break
+        level = reached
+    return level
+
+
+def _below(st: _State, claim: int | None) -> int:
+    return st.upper if claim is None else min(claim, st.upper)
 
 
 def _search_once(st: _State, claim: int | None, variant: Variant, max_states: int, bound,
                  kind: str | None):
-    below = st.upper if claim is None else min(claim, st.upper)
+    below = _below(st, claim)
     what = f"exhaustive {variant.name} search below {below}"
     st.report(what + (f" ({kind} bound)" if bound is not None else ""))
     with _heartbeat(st, what):
         result = exhaustive_optimum(st.dag, st.memory, variant, below=below,
                                     deadline=st.deadline, max_states=max_states,
                                     bound=bound)
-    if result.optimum is not None:
+    _record(st, variant, result, kind)
+    return result
+
+
+def _record(st: _State, variant: Variant, result: SearchResult, kind: str | None) -> None:
+    """Keep what an exhaustive search found (its schedule, replayed) and proved (its level,
+    in the verdict's own variant; ``kind``: the abstraction bound it used, a hint for the
+    certificate checker to re-run it quickly, never a premise)."""
+    if result.optimum is not None and result.optimum < st.upper:
         st.best = checked(st.dag, result.schedule, st.memory, st.variant, result.optimum,
                           f"the exhaustive {variant.name} search")
         st.upper = result.optimum
     if variant == st.variant and result.lower_bound is not None:
         detail = {"states": result.states, "below": result.lower_bound}
-        if bound is not None:  # how to re-run it quickly; any admissible heuristic agrees
+        if kind is not None:  # how to re-run it quickly; any admissible heuristic agrees
             detail["heuristic"] = kind
         st.raise_lower(result.lower_bound, Evidence("exhaustive-search", detail))
-    return result
 
 
 # Of the search's time, for the abstraction bound at the start, by the variant's at_most_once:
