@@ -253,17 +253,17 @@ class ExhaustiveRun:
         start = time.monotonic()
         why = infeasibility(dag, memory)
         if why is not None:
-            self.result = SearchResult(None, None, True, 0, 0.0, f"infeasible: {why}")
+            self.result = SearchResult(None, None, True, 0, time.monotonic() - start,
+                                       f"infeasible: {why}")
             return
-        late = SearchResult(None, None, False, 0, 0.0,
-                            "deadline reached before the search started")
+        late = "deadline reached before the search started"
         if deadline is not None and start > deadline:  # building a search takes time
-            self.result = late
+            self.result = SearchResult(None, None, False, 0, time.monotonic() - start, late)
             return
         try:
             search = _Search(dag, memory, rules, deadline)
         except DeadlineReached:  # the masks of a large DAG are slow to build
-            self.result = late
+            self.result = SearchResult(None, None, False, 0, time.monotonic() - start, late)
             return
         if bound is not None:
             search.symmetry.keep_only(bound.preserved_by)
@@ -794,8 +794,6 @@ class _Search:
             elif not whole:
                 if len(memo) >= _MEMO_MAX:
                     memo.clear()
-                # On the canonical image (the bound is the same on an orbit): the images of
-                # one configuration then share the bound's memoised restricted values.
                 # On the canonical image (the bound is the same on an orbit): the images of
                 # one configuration then share the bound's memoised restricted values.
                 image = canonical(nraw) if lazy else nkey
