@@ -29,6 +29,7 @@ from ioverify.search.proof import CLOSED_FILE, closed_text, search_certificate
 from ioverify.strategies import dags, memory_sizes
 
 from resealing import check_without_solvers, rejection, reseal
+from test_game_abstraction import naive_restricted
 from test_game_exhaustive import naive_optimum
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,9 +109,29 @@ def _same_blocks_along_a_walk(data):
                                                                              computed))
         theirs = sorted(t[:5] for t in search.blocks(red, blue, fresh, computed))
         assert mine == theirs
+        assert game.lower(red, blue, computed) == search._trivial(
+            search.output_mask & ~blue, red, blue, computed)
         if not mine:
             break
         _, red, blue, fresh, computed = rng.choice(mine)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_the_recompute_lower_bound_is_the_unlimited_optimum(data):
+    """The checker's LOWER in recompute is the optimum of the game with no bound on red
+    pebbles (the naive search with M = the number of vertices), from any red and blue."""
+    dag = data.draw(dags(max_vertices=7, max_in_degree=3))
+    full, n = (1 << len(dag)) - 1, len(dag)
+    inputs, outputs = (sum(1 << v for v in vs) for vs in (dag.inputs, dag.outputs))
+    red = data.draw(st.integers(0, full)) & data.draw(st.integers(0, full))
+    blue = data.draw(st.integers(0, full)) & ~outputs | inputs
+    game = _Game(dag, n, False)
+    unlimited = naive_restricted(dag, n, False, full, red, blue, 0)
+    enough = data.draw(st.integers(0, 12))  # all a check needs: LOWER, or that it reaches this
+    capped = game.lower(red, blue, 0, enough)
+    assert capped == unlimited if unlimited < enough else unlimited >= capped >= enough
+    assert game.lower(red, blue, 0) == unlimited  # a capped value remembered is not taken as exact
 
 
 # --- tampering: each is rejected with a reason ------------------------------------------------

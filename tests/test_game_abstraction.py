@@ -5,12 +5,13 @@ heuristic) on random DAGs, in both variants.  The default run draws a few dozen 
 ``slow`` cases draw thousands."""
 
 import heapq
+import operator
 import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ioverify.dag import (attention_backward, attention_forward, binary_tree, matmul, pyramid,
+from ioverify.dag import (DAG, attention_backward, attention_forward, binary_tree, matmul, pyramid,
                           sparse_attention_backward)
 from ioverify.errors import DeadlineReached
 from ioverify.game import exhaustive
@@ -129,6 +130,73 @@ def test_restricted_search_matches_naive_from_any_configuration(case):
 @given(restricted_cases(max_vertices=7))
 def test_restricted_search_matches_naive_thoroughly(case):
     _restricted_matches_naive(case)
+
+
+def _unlimited_case(data, max_vertices):
+    """A DAG, a part, red and blue masks and cost weights for the unlimited game."""
+    dag = data.draw(dags(max_vertices=max_vertices, max_in_degree=3))
+    n = len(dag)
+    full, inputs = (1 << n) - 1, sum(1 << v for v in dag.inputs)
+    sparse = st.builds(operator.and_, st.integers(0, full), st.integers(0, full))
+    part = data.draw(st.just(full) | st.integers(1, full))
+    # Red sparse; blue dense away from the outputs: stored vertices the outputs need again.
+    outputs = sum(1 << v for v in dag.outputs)
+    red = data.draw(sparse) & part
+    blue = (data.draw(st.integers(0, full)) & ~outputs | data.draw(sparse) | inputs) & part
+    weights = data.draw(st.none() | st.integers(1, 3).flatmap(
+        lambda scale: st.tuples(st.just(scale), st.dictionaries(
+            st.integers(0, n - 1), st.integers(1, scale)))))
+    search = exhaustive._Search(dag, dag.min_memory, variant_record("recompute"), part=part,
+                                weights=weights)
+    return dag, part, red, blue, weights, search
+
+
+def _recompute_count_is_the_unlimited_optimum(data, max_vertices):
+    """In recompute the search's own count (``_Search._trivial``) is the exact optimum of the
+    same game with no bound on red pebbles, by branching and by the minimum cut alike, in
+    restricted games with cost weights and from any configuration (red of any size)."""
+    dag, part, red, blue, weights, search = _unlimited_case(data, max_vertices)
+    weight = None if weights is None else [weights[1].get(v, weights[0]) for v in range(len(dag))]
+    pending = search.output_mask & ~blue
+    unlimited = naive_restricted(dag, len(dag), False, part, red, blue, 0, weight)
+    assert search._trivial(pending, red, blue, 0) == unlimited
+    cut = search._min_cut(pending & ~red, red, blue)
+    assert search.cost_of(pending) + cut == unlimited
+
+
+@settings(max_examples=200)
+@given(st.data())
+def test_the_recompute_count_is_the_unlimited_optimum(data):
+    _recompute_count_is_the_unlimited_optimum(data, 6)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000)
+@given(st.data())
+def test_the_recompute_count_is_the_unlimited_optimum_thoroughly(data):
+    _recompute_count_is_the_unlimited_optimum(data, 8)
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_branching_and_the_minimum_cut_agree_on_larger_dags(data):
+    """The two ways of ``_trivial``'s recompute count, past the naive search's reach."""
+    _, _, red, blue, _, search = _unlimited_case(data, 16)
+    pending = search.output_mask & ~blue
+    assert search._trivial(pending, red, blue, 0) == (search.cost_of(pending)
+                                                      + search._min_cut(pending & ~red, red, blue))
+
+
+def test_the_recompute_count_loads_or_computes_a_stored_vertex():
+    """Stored x = f(a, b) is needed again for y: loading it (1) is cheaper than computing it
+    (2 loads); the count walking MUST only to blue vertices said 0 loads, it now says 1."""
+    dag = DAG.from_edges(["a", "b", "x", "y"], [("a", "x"), ("b", "x"), ("x", "y")],
+                         outputs=["y"])
+    search = exhaustive._Search(dag, 3, variant_record("recompute"))
+    a, b, x, y = (1 << dag.names.index(name) for name in "abxy")
+    assert search._trivial(y, 0, a | b | x, 0) == 2  # load x, store y
+    assert search._trivial(y, a, a | b | x, 0) == 2  # load x or b
+    assert search._trivial(y, a | b, a | b | x, 0) == 1  # compute x at no cost
 
 
 @st.composite

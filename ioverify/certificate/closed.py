@@ -33,6 +33,13 @@ neither pebble of a MUST vertex (each can get red only by a compute, which its M
 needs); each predecessor of a MUST vertex that is not red and is an input (recompute) or has
 blue (one-shot: an input, or computed and stored, so never computed again) needs a load of its
 own.  In one-shot a computed MUST vertex cannot be computed again: no continuation exists.
+In recompute a predecessor of a MUST vertex that is blue, not red and no input is a CHOICE: it
+is loaded (one load of its own) or computed (then it joins MUST, and so do, recursively, its
+predecessors with neither pebble); LOWER counts the cheapest way over every choice.  Every
+continuation makes each MUST vertex red (an output needs red to be stored; a predecessor, to
+compute its successor) and so, taking for each choice whether its first time red is a load
+or a compute, pays at least the loads of one of the ways counted: LOWER never exceeds what it
+pays.  (It is the optimum of the game with no bound on red pebbles.)
 
 The CHECK, for the listed configurations L with their numbers g(L):
   (1) the start is listed with g = 0, or LOWER(start) >= BELOW;
@@ -114,7 +121,7 @@ def _check_one(game, listed, canonical, key: int, g: int, number: int, below: in
         image = listed.get(canonical(game.pack(nred, nblue, nfresh, ncomputed)))
         if image is not None and image[0] <= reached:
             continue
-        lower = game.lower(nred, nblue, ncomputed)
+        lower = game.lower(nred, nblue, ncomputed, below - reached)
         if reached + lower < below:
             _reject(f"line {number}: the block computing {game.names[c]} (I/O {reached} so far) "
                     f"leads to a configuration that is "
@@ -143,6 +150,8 @@ class _Game:
             for p in _bits(self.preds[v]):
                 self.succs[p] |= 1 << v
         self.live: dict[int, int] = {}  # the live vertices of each set of outputs without blue
+        # recompute: by red | blue << n, (LOWER, True), or (v, False) when LOWER >= v
+        self.lowers: dict[int, tuple[float, bool]] = {}
 
     def pack(self, red: int, blue: int, fresh: int, computed: int) -> int:
         n = self.n
@@ -236,10 +245,19 @@ class _Game:
             self.live[pending] = live
         return live
 
-    def lower(self, red: int, blue: int, computed: int) -> float:
-        """LOWER of the module docstring (INFINITE when no one-shot continuation exists)."""
+    def lower(self, red: int, blue: int, computed: int, enough: float = INFINITE) -> float:
+        """LOWER of the module docstring (INFINITE when no one-shot continuation exists), or,
+        when LOWER is at least ``enough``, possibly just ``enough`` (all a check needs)."""
         stores = self.outputs & ~blue
-        loadable = blue if self.one_shot else self.inputs
+        if not self.one_shot:
+            key = red | blue << self.n
+            value, exact = self.lowers.get(key, (0, False))
+            if exact or value >= enough:
+                return value
+            cap = enough - stores.bit_count()  # the ways at cap or above need not be told apart
+            loads = self._cheapest(stores & ~red, red, blue, 0, cap)
+            self.lowers[key] = (stores.bit_count() + loads, loads < cap)
+            return stores.bit_count() + loads
         must = loads = 0
         todo = stores & ~red
         while todo:
@@ -249,9 +267,32 @@ class _Game:
                 return INFINITE
             must |= low
             missing = self.preds[low.bit_length() - 1] & ~red
-            loads |= missing & loadable
+            loads |= missing & blue
             todo |= missing & ~blue & ~must
         return stores.bit_count() + loads.bit_count()
+
+    def _cheapest(self, computing: int, red: int, blue: int, loaded: int, best: float) -> float:
+        """Recompute: the fewest loads over the ways of LOWER (module docstring) in which the
+        vertices ``computing`` are computed and ``loaded`` loaded, or ``best`` if not fewer.
+        The loads counted only grow as choices are made, so a way at ``best`` is cut; loading
+        every choice left is one of the ways, so its count bounds the rest."""
+        must = inputs = choices = 0
+        todo = computing
+        while todo:
+            low = todo & -todo
+            todo ^= low
+            must |= low
+            missing = self.preds[low.bit_length() - 1] & ~red & ~loaded
+            inputs |= missing & self.inputs
+            choices |= missing & blue & ~self.inputs & ~computing
+            todo |= missing & ~blue & ~must
+        count = inputs.bit_count() + loaded.bit_count()
+        if count >= best or not choices:
+            return min(count, best)
+        best = min(best, count + choices.bit_count())  # a way: load every choice
+        first = choices & -choices
+        best = self._cheapest(computing | first, red, blue, loaded, best)
+        return self._cheapest(computing, red, blue, loaded | first, best)
 
 
 def read_closed(text: str, n: int, parts: int):

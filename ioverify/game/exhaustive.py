@@ -447,6 +447,7 @@ class _Search:
         self.level: int | None = None  # ``steps``: proved when it pauses
         self.stored = 0  # ``steps``: the configurations stored when it paused
         self.cap: int | None = None  # ``steps`` stops past it; it may change at a pause
+        self.nodes_left = 0  # ``_cheapest_loads``: branches left before ``_min_cut``
 
     # --- the heuristic ---------------------------------------------------------------------
 
@@ -463,7 +464,16 @@ class _Search:
         In one-shot a MUST vertex that was computed already makes the state dead.
         Consistency: a compute of v needs all of v's predecessors red, so v contributed nothing
         beyond itself; a load lowers the count by at most 1; a store (of a red vertex) removes
-        at most one output from the first term; deleting red pebbles only raises the bound."""
+        at most one output from the first term; deleting red pebbles only raises the bound.
+
+        In recompute a predecessor of MUST that is blue, not red and no input can be loaded or
+        computed again, and the count is then the exact optimum of the UNLIMITED game: the same
+        game from the same configuration with no bound on red pebbles (``_cheapest_loads``).
+        It never exceeds the real optimum, since every legal schedule is legal there; it is
+        consistent, since each move (or block) of cost w from c to c' is legal there too, so
+        the unlimited optimum from c is at most w plus that from c'; and at a goal it is the
+        stores of the outputs without blue.  In one-shot the count above is that optimum
+        already (no vertex is computed twice, so a blue predecessor of MUST is loaded)."""
         pending = self.output_mask & ~blue
         if self.bound is not None:
             trivial = self._trivial(pending, red, blue, computed)
@@ -472,35 +482,133 @@ class _Search:
         return self._trivial(pending, red, blue, computed)
 
     def _trivial(self, pending: int, red: int, blue: int, computed: int) -> float:
-        """The count of ``heuristic`` (stores of ``pending``, the loads MUST forces)."""
+        """The count of ``heuristic`` (stores of ``pending``, the loads MUST forces; in
+        recompute, the unlimited game's optimum)."""
         todo = pending & ~red
-        must = 0
-        reached = 0  # the predecessors of MUST
-        pred_mask = self.pred_mask
         stop = red | blue  # MUST stops at a vertex with a pebble
         if self.at_most_once:
             if todo & computed:
                 return INFINITY  # v must be computed again
             stop |= computed  # reaching one ends the search below
+        must, reached = self._must(todo, 0, 0, stop)
+        if self.at_most_once:
+            if reached & ~red & ~blue & computed:
+                return INFINITY  # a MUST vertex computed, without a pebble: computed again
+            return self.cost_of(pending) + self.cost_of(reached & ~red & blue)
+        choices = reached & ~red & ~self.input_mask & ~must  # blue: load or compute again
+        if not choices:
+            return self.cost_of(pending) + self.cost_of(reached & ~red & self.input_mask)
+        self.nodes_left = _BRANCH_NODES
+        try:
+            loads = self._cheapest_loads(must, reached, choices, 0, red, stop, INFINITY)
+        except _TooManyNodes:
+            loads = self._min_cut(todo, red, blue)
+        return self.cost_of(pending) + loads
+
+    def _must(self, todo: int, must: int, reached: int, stop: int) -> tuple[int, int]:
+        """(MUST, the predecessors of MUST) once ``todo`` and, recursively, its predecessors
+        not in ``stop`` join ``must``; ``reached``: the predecessors of ``must`` already."""
         preds_of = self.preds_of
         if preds_of is not None:  # a layer of MUST at a time
-            must = todo
+            must |= todo
             while todo:
                 preds = preds_of(todo)
                 reached |= preds
                 todo = preds & ~stop & ~must
                 must |= todo
-        else:
-            while todo:
-                low = todo & -todo
-                must |= low
-                preds = pred_mask[low.bit_length() - 1]
-                reached |= preds
-                todo = (todo ^ low) | (preds & ~stop & ~must)
-        if self.at_most_once and reached & ~red & ~blue & computed:
-            return INFINITY  # a MUST vertex computed already, without a pebble: computed again
-        loads = reached & ~red & (blue if self.at_most_once else self.input_mask)
-        return self.cost_of(pending) + self.cost_of(loads)
+            return must, reached
+        pred_mask = self.pred_mask
+        while todo:
+            low = todo & -todo
+            must |= low
+            preds = pred_mask[low.bit_length() - 1]
+            reached |= preds
+            todo = (todo ^ low) | (preds & ~stop & ~must)
+        return must, reached
+
+    def _cheapest_loads(self, must: int, reached: int, choices: int, loaded: int, red: int,
+                        stop: int, best: float) -> float:
+        """Recompute: the least cost of the loads that make every vertex of ``must`` red in
+        the unlimited game (``heuristic``), or ``best`` if it is not less, by branch and bound.
+        In that game nothing red need ever be deleted, so a schedule is a set L of vertices
+        loaded (each once, each blue) and a set of vertices computed (each once, its
+        predecessors red, loaded or computed before it), and it costs the weight of L.  MUST
+        is computed; each predecessor of MUST outside MUST that is not red is blue and is an
+        input (loaded: inputs cannot be computed) or a CHOICE: loaded (into ``loaded``) or
+        computed (then its own MUST joins, ``_must``).  Trying both for every choice, the
+        least cost found is the optimum; the cost of the inputs reached and of ``loaded``
+        only grows down a branch, so a branch at ``best`` or above is cut, and loading every
+        choice left is a schedule, so its cost is an upper bound from the start."""
+        self.nodes_left -= 1
+        if not self.nodes_left:
+            raise _TooManyNodes
+        cost_of = self.cost_of
+        low = cost_of(reached & ~red & self.input_mask) + cost_of(loaded)
+        if low >= best or not choices:
+            return min(low, best)
+        best = min(best, low + cost_of(choices))  # a schedule: load every choice
+        first = choices & -choices
+        more, further = self._must(first, must, reached, stop)
+        best = self._cheapest_loads(more, further, further & ~red & ~self.input_mask & ~more
+                                    & ~loaded, loaded, red, stop, best)
+        return self._cheapest_loads(must, reached, choices ^ first, loaded | first, red, stop,
+                                    best)
+
+    def _min_cut(self, targets: int, red: int, blue: int) -> float:
+        """``_cheapest_loads`` from MUST = the closure of ``targets``, when branching takes too
+        long: the least weight of a set L of blue vertices not red meeting every path, along
+        predecessors and through vertices not red, from ``targets`` to an input.  (L is
+        loaded and the vertices such paths reach without meeting L are computed, so L gives a
+        schedule; and a schedule's loads meet every such path, since the path's last vertex,
+        an input, cannot be computed.)  By Menger: the maximum flow from ``targets`` to the
+        inputs with each vertex's capacity its weight if blue, else unbounded (a vertex with
+        no pebble can only be computed), by shortest augmenting paths."""
+        n, cost_of, pred_mask = self.n, self.cost_of, self.pred_mask
+        capacity = {}  # v -> capacity of v's inner arc (None: unbounded)
+        todo, seen = targets, 0
+        while todo:  # the vertices not red that the targets reach
+            low = todo & -todo
+            todo ^= low
+            seen |= low
+            loadable = (blue | self.input_mask) & low  # as ``_trivial`` counts inputs
+            capacity[low.bit_length() - 1] = cost_of(low) if loadable else None
+            todo |= pred_mask[low.bit_length() - 1] & ~red & ~seen
+        # Node 2v: v entered (from a successor), 2v + 1: v left (towards its predecessors);
+        # node 2n: the sink behind the inputs.
+        sink, arcs = 2 * n, {}
+
+        def arc(a, b, cap):
+            arcs.setdefault(a, {})[b] = cap
+            arcs.setdefault(b, {}).setdefault(a, 0)
+
+        for v, cap in capacity.items():
+            arc(2 * v, 2 * v + 1, INFINITY if cap is None else cap)
+            if self.input_mask >> v & 1:
+                arc(2 * v + 1, sink, INFINITY)
+            for p in _bits(pred_mask[v] & ~red):
+                arc(2 * v + 1, 2 * p, INFINITY)
+        sources = [2 * v for v in _bits(targets)]
+        flow = 0
+        while True:
+            parent = {s: None for s in sources}
+            queue = list(sources)
+            for node in queue:
+                for nxt, cap in arcs.get(node, {}).items():
+                    if cap > 0 and nxt not in parent:
+                        parent[nxt] = node
+                        queue.append(nxt)
+            if sink not in parent:
+                return flow
+            push, node = INFINITY, sink  # finite: a path to the sink passes an input
+            while parent[node] is not None:
+                push = min(push, arcs[parent[node]][node])
+                node = parent[node]
+            node = sink
+            while parent[node] is not None:
+                arcs[parent[node]][node] -= push
+                arcs[node][parent[node]] += push
+                node = parent[node]
+            flow += push
 
     # --- the blocks ---------------------------------------------------------------------------
 
@@ -859,6 +967,16 @@ class _Search:
         if self.at_most_once:
             computed |= bit
         return red | (blue | stored | finished) << n | fresh << 2 * n | computed << 3 * n
+
+
+# ``_cheapest_loads`` branches at most this often per count, then ``_min_cut`` takes over (the
+# same value, in polynomial time).  Attention_forward(2,2) at M = 4, recompute: 9 in 10 counts
+# with a choice take fewer than 20 nodes, the most seen 130.
+_BRANCH_NODES = 2_000
+
+
+class _TooManyNodes(Exception):
+    """``_cheapest_loads`` has branched ``_BRANCH_NODES`` times."""
 
 
 # ``_compiled_union`` up to this many vertices (past it ``_trivial`` walks a vertex at a time),
