@@ -67,6 +67,7 @@ TRUSTED_BASE = (
     "ioverify.game.abstraction",
     "ioverify.game.lemmas",
     "ioverify.game.partition",
+    "ioverify.game.flow",
     "ioverify.trace.ops",
     "ioverify.trace.memory",
     "ioverify.trace.certify",

@@ -159,6 +159,7 @@ from itertools import combinations
 from ioverify._check import integer, positive
 from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
+from ioverify.game.flow import FlowNetwork
 from ioverify.game.replay import replay
 from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant, check_memory,
                                  infeasibility, require_variant)
@@ -560,55 +561,30 @@ class _Search:
         predecessors and through vertices not red, from ``targets`` to an input.  (L is
         loaded and the vertices such paths reach without meeting L are computed, so L gives a
         schedule; and a schedule's loads meet every such path, since the path's last vertex,
-        an input, cannot be computed.)  By Menger: the maximum flow from ``targets`` to the
-        inputs with each vertex's capacity its weight if blue, else unbounded (a vertex with
-        no pebble can only be computed), by shortest augmenting paths."""
-        n, cost_of, pred_mask = self.n, self.cost_of, self.pred_mask
-        capacity = {}  # v -> capacity of v's inner arc (None: unbounded)
+        an input, cannot be computed.)  By Menger: the maximum flow from the inputs to
+        ``targets`` with each vertex's capacity its weight if it can be loaded, else
+        unbounded (a vertex with no pebble can only be computed)."""
+        n, pred_mask, inputs = self.n, self.pred_mask, self.input_mask
+        net = FlowNetwork(2 * n + 2, 2 * n, 2 * n + 1)  # v: in-node 2v, out-node 2v + 1
         todo, seen = targets, 0
         while todo:  # the vertices not red that the targets reach
             low = todo & -todo
             todo ^= low
             seen |= low
-            loadable = (blue | self.input_mask) & low  # as ``_trivial`` counts inputs
-            capacity[low.bit_length() - 1] = cost_of(low) if loadable else None
-            todo |= pred_mask[low.bit_length() - 1] & ~red & ~seen
-        # Node 2v: v entered (from a successor), 2v + 1: v left (towards its predecessors);
-        # node 2n: the sink behind the inputs.
-        sink, arcs = 2 * n, {}
-
-        def arc(a, b, cap):
-            arcs.setdefault(a, {})[b] = cap
-            arcs.setdefault(b, {}).setdefault(a, 0)
-
-        for v, cap in capacity.items():
-            arc(2 * v, 2 * v + 1, INFINITY if cap is None else cap)
-            if self.input_mask >> v & 1:
-                arc(2 * v + 1, sink, INFINITY)
+            v = low.bit_length() - 1
+            loadable = (blue | inputs) & low  # as ``_trivial`` counts inputs
+            net.add(2 * v, 2 * v + 1, self.cost_of(low) if loadable else FlowNetwork.INF)
+            if inputs & low:
+                net.add(net.source, 2 * v, FlowNetwork.INF)
             for p in _bits(pred_mask[v] & ~red):
-                arc(2 * v + 1, 2 * p, INFINITY)
-        sources = [2 * v for v in _bits(targets)]
+                net.add(2 * p + 1, 2 * v, FlowNetwork.INF)
+            todo |= pred_mask[v] & ~red & ~seen
+        for v in _bits(targets):
+            net.add(2 * v + 1, net.sink, FlowNetwork.INF)
         flow = 0
-        while True:
-            parent = {s: None for s in sources}
-            queue = list(sources)
-            for node in queue:
-                for nxt, cap in arcs.get(node, {}).items():
-                    if cap > 0 and nxt not in parent:
-                        parent[nxt] = node
-                        queue.append(nxt)
-            if sink not in parent:
-                return flow
-            push, node = INFINITY, sink  # finite: a path to the sink passes an input
-            while parent[node] is not None:
-                push = min(push, arcs[parent[node]][node])
-                node = parent[node]
-            node = sink
-            while parent[node] is not None:
-                arcs[parent[node]][node] -= push
-                arcs[node][parent[node]] += push
-                node = parent[node]
-            flow += push
+        while net.augment():  # finite: every path from the source enters through an input
+            flow += 1
+        return flow
 
     # --- the blocks ---------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from typing import Iterable, Sequence
 from ioverify._check import integer
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError, InvalidArgument
+from ioverify.game.flow import FlowNetwork
 
 CONDITIONS = ("cover", "dominator", "minimum-set", "acyclic")
 
@@ -201,7 +202,7 @@ def _vertex_cut(dag: DAG, part: Sequence[int], limit: int | None) -> tuple[int, 
     """Max-flow from the inputs to ``part`` with capacity 1 on every vertex (vertex v split into
     in-node 2v and out-node 2v+1, source and sink added).  Returns (flow, cut); the cut is exact
     only when the flow stopped below ``limit`` (or limit is None)."""
-    net = _FlowNetwork.split(dag, part)
+    net = _split_network(dag, part)
     flow = 0
     while (limit is None or flow < limit) and net.augment():
         flow += 1
@@ -210,81 +211,20 @@ def _vertex_cut(dag: DAG, part: Sequence[int], limit: int | None) -> tuple[int, 
     return flow, net.cut_vertices()
 
 
-class _FlowNetwork:
-    """A residual network with integer capacities; augmenting paths found by BFS (Edmonds-Karp)."""
-
-    INF = 1 << 60
-
-    def __init__(self, size: int, source: int, sink: int):
-        self.source, self.sink = source, sink
-        self.head: list[list[int]] = [[] for _ in range(size)]
-        self.to: list[int] = []
-        self.cap: list[int] = []
-
-    @classmethod
-    def split(cls, dag: DAG, part: Sequence[int]) -> "_FlowNetwork":
-        n = len(dag)
-        net = cls(2 * n + 2, 2 * n, 2 * n + 1)
-        relevant = _ancestors(dag, part)
-        for v in relevant:
-            net.add(2 * v, 2 * v + 1, 1)
-            if dag.is_input[v]:
-                net.add(net.source, 2 * v, cls.INF)
-            for p in dag.preds[v]:
-                net.add(2 * p + 1, 2 * v, cls.INF)
-        for w in part:
-            net.add(2 * w + 1, net.sink, cls.INF)
-        return net
-
-    def add(self, a: int, b: int, capacity: int) -> None:
-        self.head[a].append(len(self.to))
-        self.to.append(b)
-        self.cap.append(capacity)
-        self.head[b].append(len(self.to))
-        self.to.append(a)
-        self.cap.append(0)
-
-    def augment(self) -> bool:
-        """Push one unit along a shortest augmenting path; False if none exists."""
-        via = self._search()
-        if via[self.sink] is None:
-            return False
-        node = self.sink
-        while node != self.source:
-            edge = via[node]
-            self.cap[edge] -= 1
-            self.cap[edge ^ 1] += 1
-            node = self.to[edge ^ 1]
-        return True
-
-    def _search(self) -> list[int | None]:
-        via: list[int | None] = [None] * len(self.head)
-        seen = [False] * len(self.head)
-        seen[self.source] = True
-        queue = deque([self.source])
-        while queue and not seen[self.sink]:
-            a = queue.popleft()
-            for edge in self.head[a]:
-                b = self.to[edge]
-                if self.cap[edge] > 0 and not seen[b]:
-                    seen[b], via[b] = True, edge
-                    queue.append(b)
-        return via
-
-    def cut_vertices(self) -> set[int]:
-        """After max-flow: vertices whose in-node is reachable in the residual network and whose
-        out-node is not (the saturated vertex edges crossing the minimum cut)."""
-        seen = [False] * len(self.head)
-        seen[self.source] = True
-        queue = deque([self.source])
-        while queue:
-            a = queue.popleft()
-            for edge in self.head[a]:
-                if self.cap[edge] > 0 and not seen[self.to[edge]]:
-                    seen[self.to[edge]] = True
-                    queue.append(self.to[edge])
-        return {node // 2 for node in range(0, len(self.head) - 2, 2)
-                if seen[node] and not seen[node + 1]}
+def _split_network(dag: DAG, part: Sequence[int]) -> FlowNetwork:
+    """Vertex v split into in-node 2v and out-node 2v+1 (capacity 1 between them), the
+    source before the inputs and the sink after ``part``, over ``part``'s ancestors."""
+    n = len(dag)
+    net = FlowNetwork(2 * n + 2, 2 * n, 2 * n + 1)
+    for v in _ancestors(dag, part):
+        net.add(2 * v, 2 * v + 1, 1)
+        if dag.is_input[v]:
+            net.add(net.source, 2 * v, FlowNetwork.INF)
+        for p in dag.preds[v]:
+            net.add(2 * p + 1, 2 * v, FlowNetwork.INF)
+    for w in part:
+        net.add(2 * w + 1, net.sink, FlowNetwork.INF)
+    return net
 
 
 def _ancestors(dag: DAG, part: Iterable[int]) -> list[int]:
