@@ -14,6 +14,7 @@ from ioverify.claims import Claim, exact_search, io_curve
 MATMUL_223 = "matmul-2x2x3-optima"
 APPROXIMATE = "approximate-attention-tiny-optima"
 DEGREE_2 = "approximate-attention-degree-2-recompute-pays"
+DEGREE_2_ROWS = "approximate-attention-2x1-degree-2-optima"
 FORWARD_22 = "attention-forward-2x2-optima"
 FORWARD_31 = "attention-forward-3x1-optima"
 SPARSE = "sparse-forward-causal-optima"
@@ -26,12 +27,16 @@ APPROXIMATE_OPTIMA = {3: 23, 4: 14, 5: 11, 6: 8}
 # approximate_attention(1, 1, 2) (16 vertices, the smallest of degree 2): recomputing pays.
 DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
                    "recompute": {3: 15, 4: 9, 5: 5, 6: 4}}
+# approximate_attention(2, 1, 2) (37 vertices, the smallest degree-2 instance with two query
+# rows): inputs plus outputs is 8; below M = 7 only brackets are proved (docs/performance.md).
+DEGREE_2_ROWS_OPTIMA = {"one-shot": {7: 13, 8: 10, 9: 9, 10: 8},
+                        "recompute": {7: 10, 8: 9, 9: 8}}
 
 
-# attention_forward(2, 2) (46 vertices): the cells settled within the check's budget (M <= 7 in
-# recompute are open: docs/performance.md).
+# attention_forward(2, 2) (46 vertices): the cells settled within the check's budget (M = 3, 4,
+# 6 and 7 in recompute are open: docs/performance.md).
 FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
-                     "recompute": {8: 17, 9: 16}}
+                     "recompute": {5: 24, 8: 17, 9: 16}}
 
 # attention_forward(3, 1) (51 vertices): inputs plus outputs is 12.
 FORWARD_31_OPTIMA = {"one-shot": {8: 16, 9: 14, 10: 13, 11: 12},
@@ -71,13 +76,14 @@ def _statement(name: str, optima: dict[int, int]) -> str:
 CLAIMS = [
     Claim(
         id=FORWARD_22,
-        title="Exact optima of attention_forward(2, 2): the whole one-shot curve, and large M "
-              "in recompute",
+        title="Exact optima of attention_forward(2, 2): the whole one-shot curve, and M = 5 "
+              "and M >= 8 in recompute",
         statement="attention_forward(2, 2) (46 vertices): at M = 3, the smallest feasible M, "
                   "the one-shot optimum is 52, at M = 4 it is 36, at M = 5 24, at M = 6 22 "
-                  "and at M = 7 20, the whole one-shot curve; "
-                  "at M = 8 the optimum is 17, one more than inputs plus outputs, in both "
-                  "variants; from M = 9 on it is 16 (inputs plus outputs) in both variants.",
+                  "and at M = 7 20, the whole one-shot curve; at M = 5 the recompute optimum "
+                  "is 24 too; at M = 8 the optimum is 17, one more than inputs plus outputs, "
+                  "in both variants; from M = 9 on it is 16 (inputs plus outputs) in both "
+                  "variants.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="one-shot",
@@ -85,10 +91,12 @@ CLAIMS = [
               "outputs, so M = 9 settles every larger M. The one-shot cells take at most "
               "about 12 s each but M = 4 (about 66 s: the search with the rows' shared-cost "
               "bound, which now has most of the time when it is ahead, and whose restricted "
-              "searches stop at remembered optima), M = 8 recompute about 20 s. Below M = 8 "
-              "in recompute only brackets are proved (docs/performance.md).",
+              "searches stop at remembered optima), M = 8 recompute about 20 s and M = 5 "
+              "recompute about 35 s (the search counting the loads it owes to the vertices "
+              "it stored). At M = 3, 4, 6 and 7 in recompute only brackets are proved "
+              "(docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
-                              FORWARD_22_OPTIMA, frozenset({("recompute", 8),
+                              FORWARD_22_OPTIMA, frozenset({("recompute", 8), ("recompute", 5),
                                                             ("one-shot", 4)})),
     ),
     Claim(
@@ -212,5 +220,25 @@ CLAIMS = [
               "and Kung's game on this family.",
         obligations=(io_curve(DEGREE_2, "approximate-attention", {"n": 1, "d": 1, "degree": 2},
                               range(3, 7), optima=DEGREE_2_OPTIMA),),
+    ),
+    Claim(
+        id=DEGREE_2_ROWS,
+        title="Exact optima of approximate_attention(2, 1, 2) from M = 7: recomputation pays",
+        statement="approximate_attention(2, 1, 2) (37 vertices, two query rows, degree 2): "
+                  "one-shot optima M=7: 13, M=8: 10, M=9: 9, M=10: 8; recompute optima M=7: "
+                  "10, M=8: 9, M=9: 8 (inputs plus outputs, so at every larger M in both "
+                  "variants): recomputing saves 3 transfers at M = 7 and 1 at M = 8 and 9.",
+        source="found by ioverify's exact search (the exact level of the toolkit)",
+        firmness="derived",
+        variant="recompute",
+        notes="As on approximate_attention(1, 1, 2), the degree-2 features each feed the "
+              "numerator and the denominator, and computing one again from its input is "
+              "cheaper than storing it and loading it back. The recompute cell at M = 7 takes "
+              "about 20 s: before the search counted the loads it owes to the vertices it "
+              "stored, it proved only [10, 13] in 60 s. Below M = 7 only brackets are proved "
+              "(docs/performance.md).",
+        obligations=_searches(DEGREE_2_ROWS, "approximate-attention",
+                              {"n": 2, "d": 1, "degree": 2}, DEGREE_2_ROWS_OPTIMA,
+                              frozenset({("recompute", 7)})),
     ),
 ]

@@ -8,7 +8,8 @@ that leaves it by the game's rules (docs/explanation/game.md) and the normal for
 without the search's code (it imports nothing of ``ioverify.game``).
 
 A configuration is (R, B, F, C): red, blue, FRESH (red vertices computed and not used since as
-a predecessor) and, in one-shot, computed.  A vertex is LIVE when an output without blue is
+a predecessor) and, in one-shot, computed; in recompute C is O, the OWED vertices: stored, no
+output, and not loaded since.  A vertex is LIVE when an output without blue is
 reachable from it (itself, if it is an output).  A BLOCK for a vertex c that is not an input,
 from which an output is reachable, not red (one-shot: not computed; recompute: live), whose
 predecessors P not red all have blue: evict e = max(0, |R| + |P \\ R| + 1 - M) red vertices
@@ -20,12 +21,15 @@ which an output is reachable left to compute in one-shot, none live in recompute
 as one stored can finish another); delete every red vertex that is then GARBAGE (recompute:
 not live; one-shot: no output without blue, and no successor from which an output is
 reachable left to compute).  Its cost is the loads plus the stores; afterwards F is
-(F \\ P \\ evicted \\ garbage) + c.  The NORMAL FORM theorem (proved in
-``ioverify.game.exhaustive``, N1-N14, and restated in docs/explanation/proofs.md): if some
-complete schedule costs q, then some schedule of I/O <= q is a sequence of blocks from the
-start (R, F, C empty, B the inputs) followed by stores of outputs, and the configuration
-before those stores has every output red or blue (a GOAL).  That theorem is what this checker
-relies on; everything else it derives.
+(F \\ P \\ evicted \\ garbage) + c, and in recompute O is (O \\ loaded) + (stored \\ outputs).
+The NORMAL FORM theorem (proved in ``ioverify.game.exhaustive``, N1-N15, and restated in
+docs/explanation/proofs.md): if some complete schedule costs q, then some schedule of
+I/O <= q is a sequence of blocks from the start (R, F, C empty, B the inputs) followed by
+stores of outputs, the configuration before those stores has every output red or blue (a
+GOAL), and the configurations before it do not; in recompute, moreover, every vertex it stores
+that is no output it loads again later, it loads no vertex from which no output without blue
+is reachable, and it owes nothing at its goal.  That theorem is what this checker relies on;
+everything else it derives.
 
 LOWER(R, B, C), the transfers every legal continuation needs: the outputs without blue need a
 store each; let MUST be the outputs with neither pebble and, recursively, the predecessors with
@@ -39,11 +43,16 @@ predecessors with neither pebble); LOWER counts the cheapest way over every choi
 continuation makes each MUST vertex red (an output needs red to be stored; a predecessor, to
 compute its successor) and so, taking for each choice whether its first time red is a load
 or a compute, pays at least the loads of one of the ways counted: LOWER never exceeds what it
-pays.  (It is the optimum of the game with no bound on red pebbles.)
+pays.  (It is the optimum of the game with no bound on red pebbles.)  With vertices owed,
+LOWER(R, B, O) is |O| + LOWER(R + O, B), or INFINITE if a vertex of O has no output without
+blue reachable from it: the rest of the theorem's schedule loads each vertex of O (one load
+each), and counted red from the start they only spare it loads and computes; and it never
+loads a vertex from which no output without blue is reachable (blue only grows, so that
+stays so).
 
 The CHECK, for the listed configurations L with their numbers g(L):
   (1) the start is listed with g = 0, or LOWER(start) >= BELOW;
-  (2) a listed goal has g + (its outputs without blue) >= BELOW;
+  (2) a listed goal (in recompute, owing nothing) has g + (its outputs without blue) >= BELOW;
   (3) for every other listed L and every block from L of cost w to L': some image of L' under
       the listed automorphisms is listed with g <= g(L) + w, or g(L) + w + LOWER(L') >= BELOW.
 The listed permutations must each be an automorphism of the DAG (inputs to inputs, outputs to
@@ -64,7 +73,7 @@ least BELOW.  Extra listed configurations, a g larger than needed, or configurat
 under another image only make the check harder to pass, never easier.
 
 THE FILE (ASCII text, one item per line; ``c`` lines are comments):
-  ``p closed N PARTS``  N the DAG's vertices, PARTS 3 (recompute: R, B, F) or 4 (one-shot: C too)
+  ``p closed N 4``      N the DAG's vertices, 4 masks of N bits: R, B, F and C (recompute: O)
   ``a V0 V1 ...``       an automorphism, the image of each vertex in order
   ``s KEY G``           a configuration: KEY in hexadecimal packs R | B << N | F << 2N | C << 3N
 The contract (the DAG, M, the variant, BELOW) comes from the caller, never from the file.
@@ -106,10 +115,12 @@ def check_closed(dag, memory: int, one_shot: bool, below: int, text: str) -> int
 
 def _check_one(game, listed, canonical, key: int, g: int, number: int, below: int) -> None:
     red, blue, fresh, computed = game.unpack(key)
-    _require(red.bit_count() <= game.memory and fresh & ~red == 0,
+    owed = 0 if game.one_shot else computed  # vertices stored, no output or input: blue
+    _require(red.bit_count() <= game.memory and fresh & ~red == 0
+             and owed & (~blue | game.outputs | game.inputs) == 0,
              f"line {number}: not a configuration the game reaches with M = {game.memory}")
     outputs = game.outputs
-    if outputs & ~(red | blue) == 0:  # (2) a goal
+    if outputs & ~(red | blue) == 0 and not owed:  # (2) a goal
         _require(g + (outputs & ~blue).bit_count() >= below,
                  f"line {number}: a goal reached with I/O {g} + "
                  f"{(outputs & ~blue).bit_count()} final stores, below {below}")
@@ -135,7 +146,7 @@ class _Game:
     def __init__(self, dag, memory: int, one_shot: bool):
         self.n = n = len(dag)
         self.memory, self.one_shot = memory, one_shot
-        self.parts = 4 if one_shot else 3
+        self.parts = 4
         self.names = dag.names
         self.preds = [sum(1 << p for p in dag.preds[v]) for v in range(n)]
         self.inputs = sum(1 << v for v in range(n) if dag.is_input[v])
@@ -155,7 +166,7 @@ class _Game:
 
     def pack(self, red: int, blue: int, fresh: int, computed: int) -> int:
         n = self.n
-        return red | blue << n | fresh << 2 * n | (computed << 3 * n if self.one_shot else 0)
+        return red | blue << n | fresh << 2 * n | computed << 3 * n
 
     def unpack(self, key: int) -> tuple[int, int, int, int]:
         n, full = self.n, (1 << self.n) - 1
@@ -178,7 +189,8 @@ class _Game:
                 continue  # a predecessor neither red nor blue
             loads = missing.bit_count()
             nred, nfresh = red | missing | bit, (fresh & ~preds) | bit
-            ncomputed = computed | bit if self.one_shot else computed
+            # one-shot: computed; recompute: owed, less what is loaded
+            ncomputed = computed | bit if self.one_shot else computed & ~missing
             evict = size + loads + 1 - memory
             if evict <= 0:
                 yield self._collected(loads, c, nred, blue, nfresh, ncomputed)
@@ -195,7 +207,8 @@ class _Game:
                 for extra in _subsets(free):
                     stored = forced | extra
                     yield self._collected(loads + stored.bit_count(), c, nred & ~gone,
-                                          blue | stored, nfresh & ~gone, ncomputed)
+                                          blue | stored, nfresh & ~gone,
+                                          ncomputed | stored & ~self.outputs)
 
     def _collected(self, cost, c, red, blue, fresh, computed):
         """The block's end: the FINISHED outputs are stored, then every red vertex that is
@@ -249,6 +262,11 @@ class _Game:
         """LOWER of the module docstring (INFINITE when no one-shot continuation exists), or,
         when LOWER is at least ``enough``, possibly just ``enough`` (all a check needs)."""
         stores = self.outputs & ~blue
+        if not self.one_shot and computed:  # owed (module docstring)
+            if computed & ~self._live(blue):
+                return INFINITE
+            owed = computed.bit_count()
+            return owed + self.lower(red | computed, blue, 0, enough - owed)
         if not self.one_shot:
             key = red | blue << self.n
             value, exact = self.lowers.get(key, (0, False))

@@ -57,9 +57,10 @@ search, which covers every normal-form schedule, finds the optimum.
      treats such a state as a goal with that final cost.
 (N8) Symmetry: configurations are kept up to the automorphisms of the DAG (``_Symmetry``).
 
-(N9) Other starts and restricted games.  Nothing in N1-N7 (nor N10, N11, N13, N14 below; N12 asks
+(N9) Other starts and restricted games.  Nothing in N1-N7 (nor N10, N11, N13-N15 below; N12 asks
      for a one-shot start the game reaches) uses that the start is the game's
-     own: from any configuration (R0, B0, C0) with |R0| <= M, taking no vertex as fresh, the
+     own: from any configuration (R0, B0, C0) with |R0| <= M, taking no vertex as fresh (and,
+     in recompute, none as owed), the
      same rewritings apply to an optimal schedule from it (N1 with one change: a useless
      vertex red at the start may be deleted, which a block's eviction covers), so the search
      started there (``start_state``) finds the optimum from there.  Nor does any of them use
@@ -139,6 +140,14 @@ search, which covers every normal-form schedule, finds the optimum.
      c was; recompute: what the blue of stored outputs leaves dead), and every configuration
      the search reaches after a block holds neither.  From a start that holds some (N9) the
      first block's evictions cover every choice.
+(N15) Owed loads (recompute).  A vertex is stored at most once (a store needs it without blue,
+     and blue is never taken away), and in a schedule of least I/O every store of a vertex
+     that is no output is followed by a load of it (N10).  So the search keeps, in C's place,
+     the set O of the vertices stored, no output, and not loaded since: each is OWED a load.
+     No owed vertex is dead (N11: a dead vertex is never loaded again), and a configuration
+     with every output red or blue is a goal (N7) only when nothing is owed: a schedule of
+     least I/O ends there by storing the outputs, so it owes nothing there.  The count
+     (``_Search.heuristic``) charges each owed load at once.
 
 A move of the search is therefore a *block* for a vertex c that is not red (and, in recompute,
 live): evict a set E of |R| + |P \\ R| + 1 - M (or no) vertices outside P, storing, in
@@ -165,7 +174,7 @@ from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant
                                  infeasibility, require_variant)
 from ioverify.dag import symmetry
 
-# The variants this search implements (the normal form N1-N14 is proved for these); any other is
+# The variants this search implements (the normal form N1-N15 is proved for these); any other is
 # refused with UnsupportedVariant.
 IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
@@ -215,7 +224,7 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
                        deadline: float | None = None, bound=None,
                        keep_closed: bool = False) -> SearchResult:
     """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
-    ``Variant``), by A* over configurations (module docstring: normal form N1-N14, heuristic in
+    ``Variant``), by A* over configurations (module docstring: normal form N1-N15, heuristic in
     ``_Search.heuristic``).
 
     ``below``: look only for schedules of I/O < below (proving that none exists is often far
@@ -356,10 +365,13 @@ def restricted_optimum(search: "_Search", red: int, blue: int, computed: int,
     if found is None:
         return INFINITY, []
     cost, path = found
-    n, full = search.n, search.full
+    n, full, once = search.n, search.full, search.at_most_once
     # On an optimal path the cost still to pay from each configuration is the optimum from it:
-    # a cheaper completion would give a cheaper schedule from the start.
-    return cost, [((key & full, key >> n & full, key >> 3 * n), cost - g) for key, g in path]
+    # a cheaper completion would give a cheaper schedule from the start.  In recompute that
+    # optimum is of (red, blue) alone, whatever loads the path owes there (N15): the path's
+    # rest is one completion, and none is cheaper.
+    return cost, [((key & full, key >> n & full, key >> 3 * n if once else 0), cost - g)
+                  for key, g in path]
 
 
 def _check_arguments(dag, memory, variant, below, max_states, deadline) -> Variant:
@@ -391,7 +403,7 @@ def _bits(mask: int):
 
 
 class _Search:
-    """A* over normal-form configurations at block boundaries; module docstring: N1-N14."""
+    """A* over normal-form configurations at block boundaries; module docstring: N1-N15."""
 
     def __init__(self, dag: DAG, memory: int, variant: Variant, deadline: float | None = None,
                  part: int | None = None, bound=None, weights: tuple[int, dict] | None = None):
@@ -406,10 +418,12 @@ class _Search:
         automorphisms the search keys by (``ioverify.game.abstraction``; ``exhaustive_optimum``
         keeps only those); the heuristic is the larger of the two, which keeps all three
         properties.  It may raise ``DeadlineReached``: the search
-        then stops with the level it proved."""
+        then stops with the level it proved.  It may have a method ``remembered(red, blue,
+        computed)`` giving its value when that needs no work, else None."""
         self.n = n = len(dag)
         self.memory = memory
         self.at_most_once = variant.at_most_once  # C (computed) is part of the state
+        self.owed = not variant.at_most_once  # N15: O, the owed loads, in C's place
         self.full = (1 << n) - 1
         inside = self.full if part is None else part
         self.pred_mask = _masks(dag.preds, deadline)
@@ -432,7 +446,7 @@ class _Search:
         # MUST (``_trivial``) a layer at a time: the predecessors of a set in a few look-ups
         self.preds_of = _compiled_union(self.pred_mask) if n <= _UNION_MAX_VERTICES else None
         # N8 needs automorphisms of the game searched: a restricted game keeps none.
-        self.symmetry = (_Symmetry(dag, 4 if self.at_most_once else 3, deadline)
+        self.symmetry = (_Symmetry(dag, 4, deadline)
                          if part is None else _NoSymmetry())
         self.part = part
         self.bound = bound
@@ -474,7 +488,15 @@ class _Search:
         consistent, since each move (or block) of cost w from c to c' is legal there too, so
         the unlimited optimum from c is at most w plus that from c'; and at a goal it is the
         stores of the outputs without blue.  In one-shot the count above is that optimum
-        already (no vertex is computed twice, so a blue predecessor of MUST is loaded)."""
+        already (no vertex is computed twice, so a blue predecessor of MUST is loaded).
+
+        With owed loads O (recompute, N15) the count is the weight of O plus the unlimited
+        game's optimum with O red, or INFINITY if a vertex of O is dead.  It is a lower bound
+        on every completion that loads all of O, which every completion of least I/O does (N10,
+        N11): red from the start, O only helps the unlimited game.  Consistent: a store makes a
+        red vertex blue, no change the unlimited game sees, and owed (+1 for a move of cost 1);
+        a load of an owed vertex moves it from O to red (-1); a compute of one changes nothing
+        (it stays owed); every other move is one of the unlimited game, as above."""
         pending = self.output_mask & ~blue
         if self.bound is not None:
             trivial = self._trivial(pending, red, blue, computed)
@@ -482,9 +504,19 @@ class _Search:
                                                            self.bound(red, blue, computed))
         return self._trivial(pending, red, blue, computed)
 
-    def _trivial(self, pending: int, red: int, blue: int, computed: int) -> float:
+    def _trivial(self, pending: int, red: int, blue: int, computed: int,
+                 cap: float = INFINITY) -> float:
         """The count of ``heuristic`` (stores of ``pending``, the loads MUST forces; in
-        recompute, the unlimited game's optimum)."""
+        recompute, the unlimited game's optimum), or, if it is ``cap`` or more, a value from
+        ``cap`` to the count: a result below ``cap`` is the count itself, one at ``cap`` or
+        above only a lower bound on it (``_cheapest_loads`` cuts every branch at ``cap``).
+        In recompute ``computed`` is O, the owed loads (N15): each costs its load, and is then
+        red for the rest of the count; an owed vertex that is dead makes the state dead."""
+        if computed and not self.at_most_once:
+            if computed & ~self.live(blue):
+                return INFINITY  # N15: a dead vertex is never loaded again (N11)
+            owed = self.cost_of(computed)
+            return owed + self._trivial(pending, red | computed, blue, 0, cap - owed)
         todo = pending & ~red
         stop = red | blue  # MUST stops at a vertex with a pebble
         if self.at_most_once:
@@ -497,14 +529,15 @@ class _Search:
                 return INFINITY  # a MUST vertex computed, without a pebble: computed again
             return self.cost_of(pending) + self.cost_of(reached & ~red & blue)
         choices = reached & ~red & ~self.input_mask & ~must  # blue: load or compute again
+        stores = self.cost_of(pending)
         if not choices:
-            return self.cost_of(pending) + self.cost_of(reached & ~red & self.input_mask)
+            return stores + self.cost_of(reached & ~red & self.input_mask)
         self.nodes_left = _BRANCH_NODES
         try:
-            loads = self._cheapest_loads(must, reached, choices, 0, red, stop, INFINITY)
+            loads = self._cheapest_loads(must, reached, choices, 0, red, stop, cap - stores)
         except _TooManyNodes:
             loads = self._min_cut(todo, red, blue)
-        return self.cost_of(pending) + loads
+        return stores + loads
 
     def _must(self, todo: int, must: int, reached: int, stop: int) -> tuple[int, int]:
         """(MUST, the predecessors of MUST) once ``todo`` and, recursively, its predecessors
@@ -588,14 +621,22 @@ class _Search:
 
     # --- the blocks ---------------------------------------------------------------------------
 
-    def blocks(self, red: int, blue: int, fresh: int, computed: int, start: bool = True):
+    def blocks(self, red: int, blue: int, fresh: int, computed: int, start: bool = True,
+               budget: float = INFINITY):
         """The blocks leaving a configuration (module docstring, N4-N6, N10-N14): tuples (cost,
         red, blue, fresh, computed, block), block = (c, evicted, stored, finished, dropped)
         as masks: the configuration after the block has its finished outputs stored (N14)
         and its spent vertices deleted (N13, N14).  ``start=False``: the configuration was
-        reached by a block, so it holds nothing finished or spent, and none is looked for."""
+        reached by a block, so it holds nothing finished or spent, and none is looked for.
+        ``budget``: only the blocks whose cost plus the stores of the outputs without blue
+        after them (and the owed loads after them, N15) is below it (the search's first test
+        of a successor, ``_expand``; its finished outputs move from the second term to the
+        first, so it is the block's loads and stores plus the outputs without blue before it
+        that it does not store, plus the loads still owed after it)."""
         memory, pred_mask, once, cost_of = (self.memory, self.pred_mask, self.at_most_once,
                                             self.cost_of)
+        owed = self.owed
+        per_store = 2 if owed else 1
         size = red.bit_count()
         kept = fresh & blue  # N6: fresh and blue: cannot be evicted
         must_store = fresh & ~blue  # N6: fresh without blue: stored when evicted
@@ -605,6 +646,8 @@ class _Search:
             live = self.live(blue)
         # Nothing finished or spent but at a start (N9): every block leaves none.
         stale_finished, stale_spent = self.spent(red, blue, computed) if start else (0, 0)
+        pending = self.output_mask & ~blue
+        budget -= cost_of(pending)  # an output stored in the block leaves the second term
         for c in self.computable:
             bit = 1 << c
             if red & bit or (computed >> c & 1 if once else not live >> c & 1):
@@ -614,8 +657,12 @@ class _Search:
             if missing & ~blue:
                 continue
             loads = cost_of(missing)
+            # one-shot: C; recompute: O less what the block loads (N15)
+            ncomputed = computed | bit if once else computed & ~missing
+            least = loads + cost_of(ncomputed) if owed else loads  # N15: the count has O
+            if least >= budget:
+                continue
             evict = size + missing.bit_count() + 1 - memory
-            ncomputed = computed | bit if once else computed
             nfresh = (fresh & ~preds) | bit
             finished, spent = self._left_by(c, preds, red | missing | bit, blue, ncomputed,
                                             live, stale_finished, stale_spent)
@@ -629,15 +676,25 @@ class _Search:
                 nred = (red & ~gone) | missing | bit
                 if once:
                     stored = gone & ~blue & live
+                    if loads + cost_of(stored & ~pending) >= budget:
+                        continue
                     fin, drop = finished & ~gone, spent & ~gone
                     yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop,
                            blue | stored | fin, nfresh & ~gone & ~drop, ncomputed,
                            (c, gone, stored, fin, drop))
                     continue
                 forced = gone & must_store
+                # N15: a vertex stored, no output, is owed a load: its store counts twice
+                floor = least + per_store * cost_of(forced & ~pending)
+                if floor >= budget:
+                    continue
                 for extra in _submasks(gone & ~blue & ~forced & live):
+                    if floor + per_store * cost_of(extra & ~pending) >= budget:
+                        continue
                     stored = forced | extra
                     nblue = blue | stored
+                    if owed:
+                        ncomputed = computed & ~missing | stored & ~self.output_mask
                     if stored & self.output_mask or finished:
                         # N11: an output's blue may leave vertices dead, and what a finished
                         # output's leaves dead depends on whether this block evicts it
@@ -754,8 +811,8 @@ class _Search:
         terminal's included.
 
         A configuration packs red | blue << n | fresh << 2n | computed << 3n (computed:
-        one-shot only); ``info[key] = (g, parent key, block, h, configuration)``, the
-        configuration as reached, which is the one expanded.  The key is its canonical form
+        one-shot; in recompute O, the owed loads, N15); ``info[key] = (g, parent key, block,
+        h, configuration)``, the configuration as reached, which is the one expanded.  The key is its canonical form
         (N8), or, with a group of LAZY_GROUP automorphisms or more, the configuration itself,
         made canonical only when it is popped: most stored configurations are never popped
         (attention_forward(2,2), 15 automorphisms, at M = 8: 6,735 of 539,934), so this makes
@@ -808,7 +865,9 @@ class _Search:
             closed[orbit] = info[key][0]
             if deadline is not None and time.monotonic() > deadline:
                 return None, len(info), "deadline reached", queue.f
-            if self.output_mask & ~(key | key >> n) & full == 0:  # N7: a goal
+            # N7: a goal; N15: none owed (else no completion is minimal)
+            if self.output_mask & ~(key | key >> n) & full == 0 and not (self.owed
+                                                                         and key >> 3 * n):
                 found = self._schedule(key, info) if start_state is None else _path(key, info)
                 return (queue.f, found), len(info), "", queue.f
             if known and self.pack(key) in known:  # a terminal: its optimum is known
@@ -833,36 +892,46 @@ class _Search:
         popped last is proved whether or not its expansion finished).  ``known``: ``run``."""
         n, full, bound, canonical = self.n, self.full, self.bound, self.symmetry.canonical
         lazy = self.lazy
+        remembered = getattr(bound, "remembered", None)  # optional (``__init__``)
         g, reached = info[key][0], info[key][4]
         red, blue = reached & full, reached >> n & full
         fresh, computed = reached >> 2 * n & full, reached >> 3 * n
         limit = queue.limit
         output_mask, memo, cost_of = self.output_mask, self.memo, self.cost_of
+        once, owed = self.at_most_once, self.owed  # ``_trivial`` is exact in one-shot
         # Without ``bound`` the memo holds the whole heuristic; with it, ``trivial_memo`` holds
         # the cheap count alone, so a successor it already puts out of reach costs no call of
         # ``bound``.  ``lazy`` (``run``): successors are keyed as reached, and made canonical
         # when popped (a successor whose orbit is closed already is passed over there).
         trivial_memo = memo if bound is None else self.trivial_memo
-        blocks = self.blocks(red, blue, fresh, computed, start=info[key][1] is None)
+        blocks = self.blocks(red, blue, fresh, computed, info[key][1] is None, limit - g)
         for i, (cost, nred, nblue, nfresh, ncomp, block) in enumerate(blocks, 1):
             if (deadline is not None and i % _CHECK_CLOCK_EVERY == 0
                     and time.monotonic() > deadline):
                 return
             ng = g + cost
-            if ng + cost_of(output_mask & ~nblue) >= limit:  # h counts these stores
+            # h counts these stores and the owed loads (N15)
+            if ng + cost_of(output_mask & ~nblue) + (cost_of(ncomp) if owed else 0) >= limit:
                 continue
             hkey = nred | nblue << n | ncomp << 2 * n
             h = known.get(hkey) if known else None  # a terminal (``run``)
             if h is None:
                 h = memo.get(hkey)
             whole = h is not None  # the heuristic itself, not only its cheap count
-            if h is None:
+            if h is None or h < 0:
                 h = trivial_memo.get(hkey)
+                if h is not None and h < 0:  # the count is at least -h (``_trivial``'s cap)
+                    if ng - h >= limit:
+                        continue
+                    h = None
                 if h is None:
                     if len(trivial_memo) >= _MEMO_MAX:
                         trivial_memo.clear()
-                    h = trivial_memo[hkey] = self._trivial(output_mask & ~nblue, nred, nblue,
-                                                           ncomp)
+                    h = self._trivial(output_mask & ~nblue, nred, nblue, ncomp, limit - ng)
+                    if ng + h >= limit:  # recompute: perhaps only a lower bound, kept as one
+                        trivial_memo[hkey] = h if once else -h
+                        continue
+                    trivial_memo[hkey] = h
                 whole = bound is None or h == INFINITY
             if ng + h >= limit:
                 continue
@@ -878,10 +947,14 @@ class _Search:
             elif not whole:
                 if len(memo) >= _MEMO_MAX:
                     memo.clear()
-                # On the canonical image (the bound is the same on an orbit): the images of
-                # one configuration then share the bound's memoised restricted values.
-                image = canonical(nraw) if lazy else nkey
-                h = memo[hkey] = max(h, bound(image & full, image >> n & full, image >> 3 * n))
+                # The bound is the same on an orbit: as reached if it is known without a
+                # search, else on the canonical image, so that the images of one
+                # configuration share the bound's remembered restricted values.
+                value = remembered(nred, nblue, ncomp) if remembered else None
+                if value is None:
+                    image = canonical(nraw) if lazy else nkey
+                    value = bound(image & full, image >> n & full, image >> 3 * n)
+                h = memo[hkey] = max(h, value)
                 if ng + h >= limit:
                     continue
             info[nkey] = (ng, key, block, h, nraw)
@@ -938,10 +1011,13 @@ class _Search:
         red, blue = key & full, key >> n & full
         fresh, computed = key >> 2 * n & full, key >> 3 * n
         preds, bit = self.pred_mask[c], 1 << c
+        missing = preds & ~red
         red = ((red & ~gone) | preds | bit) & ~drop
         fresh = ((fresh & ~preds & ~gone) | bit) & ~drop
         if self.at_most_once:
             computed |= bit
+        elif self.owed:  # N15: O less the loads, with the stores of vertices no output
+            computed = computed & ~missing | stored & ~self.output_mask
         return red | (blue | stored | finished) << n | fresh << 2 * n | computed << 3 * n
 
 

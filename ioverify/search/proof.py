@@ -64,9 +64,8 @@ def search_certificate(dag: DAG, memory: int, variant: str, lower: int, folder: 
 
 def closed_text(dag: DAG, variant: str, closed: dict[int, int], automorphisms) -> str:
     """The search certificate's text: header, automorphisms, configurations by key."""
-    parts = 4 if variant == "one-shot" else 3
     lines = [f"c ioverify search certificate: {len(closed)} closed {variant} configurations",
-             f"p closed {len(dag)} {parts}"]
+             f"p closed {len(dag)} 4"]
     lines += ["a " + " ".join(map(str, perm)) for perm in automorphisms]
     lines += [f"s {key:x} {g}" for key, g in sorted(closed.items())]
     return "\n".join(lines) + "\n"
