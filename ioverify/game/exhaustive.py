@@ -423,7 +423,6 @@ class _Search:
         self.n = n = len(dag)
         self.memory = memory
         self.at_most_once = variant.at_most_once  # C (computed) is part of the state
-        self.owed = not variant.at_most_once  # N15: O, the owed loads, in C's place
         self.full = (1 << n) - 1
         inside = self.full if part is None else part
         self.pred_mask = _masks(dag.preds, deadline)
@@ -635,7 +634,7 @@ class _Search:
         that it does not store, plus the loads still owed after it)."""
         memory, pred_mask, once, cost_of = (self.memory, self.pred_mask, self.at_most_once,
                                             self.cost_of)
-        owed = self.owed
+        owed = not once  # N15: in recompute ``computed`` holds O, the owed loads
         per_store = 2 if owed else 1
         size = red.bit_count()
         kept = fresh & blue  # N6: fresh and blue: cannot be evicted
@@ -812,8 +811,8 @@ class _Search:
 
         A configuration packs red | blue << n | fresh << 2n | computed << 3n (computed:
         one-shot; in recompute O, the owed loads, N15); ``info[key] = (g, parent key, block,
-        h, configuration)``, the configuration as reached, which is the one expanded.  The key is its canonical form
-        (N8), or, with a group of LAZY_GROUP automorphisms or more, the configuration itself,
+        h, configuration)``, the configuration as reached, which is the one expanded.  The key
+        is its canonical form (N8), or, with a group of LAZY_GROUP automorphisms or more, the configuration itself,
         made canonical only when it is popped: most stored configurations are never popped
         (attention_forward(2,2), 15 automorphisms, at M = 8: 6,735 of 539,934), so this makes
         far fewer canonical keys, at the price of storing images of one configuration apart
@@ -866,8 +865,8 @@ class _Search:
             if deadline is not None and time.monotonic() > deadline:
                 return None, len(info), "deadline reached", queue.f
             # N7: a goal; N15: none owed (else no completion is minimal)
-            if self.output_mask & ~(key | key >> n) & full == 0 and not (self.owed
-                                                                         and key >> 3 * n):
+            if (self.output_mask & ~(key | key >> n) & full == 0
+                    and (self.at_most_once or not key >> 3 * n)):
                 found = self._schedule(key, info) if start_state is None else _path(key, info)
                 return (queue.f, found), len(info), "", queue.f
             if known and self.pack(key) in known:  # a terminal: its optimum is known
@@ -897,8 +896,8 @@ class _Search:
         red, blue = reached & full, reached >> n & full
         fresh, computed = reached >> 2 * n & full, reached >> 3 * n
         limit = queue.limit
-        output_mask, memo, cost_of = self.output_mask, self.memo, self.cost_of
-        once, owed = self.at_most_once, self.owed  # ``_trivial`` is exact in one-shot
+        output_mask, memo = self.output_mask, self.memo
+        once = self.at_most_once  # ``_trivial`` is exact in one-shot, whatever its cap
         # Without ``bound`` the memo holds the whole heuristic; with it, ``trivial_memo`` holds
         # the cheap count alone, so a successor it already puts out of reach costs no call of
         # ``bound``.  ``lazy`` (``run``): successors are keyed as reached, and made canonical
@@ -909,10 +908,7 @@ class _Search:
             if (deadline is not None and i % _CHECK_CLOCK_EVERY == 0
                     and time.monotonic() > deadline):
                 return
-            ng = g + cost
-            # h counts these stores and the owed loads (N15)
-            if ng + cost_of(output_mask & ~nblue) + (cost_of(ncomp) if owed else 0) >= limit:
-                continue
+            ng = g + cost  # ``blocks`` left out those whose stores and owed loads reach limit
             hkey = nred | nblue << n | ncomp << 2 * n
             h = known.get(hkey) if known else None  # a terminal (``run``)
             if h is None:
@@ -1016,7 +1012,7 @@ class _Search:
         fresh = ((fresh & ~preds & ~gone) | bit) & ~drop
         if self.at_most_once:
             computed |= bit
-        elif self.owed:  # N15: O less the loads, with the stores of vertices no output
+        else:  # N15: O less the loads, with the stores of vertices no output
             computed = computed & ~missing | stored & ~self.output_mask
         return red | (blue | stored | finished) << n | fresh << 2 * n | computed << 3 * n
 
