@@ -9,11 +9,11 @@ import operator
 import time
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from ioverify.dag import (DAG, attention_backward, attention_forward, binary_tree, matmul, pyramid,
                           sparse_attention_backward)
-from ioverify.errors import DeadlineReached
+from ioverify.errors import DeadlineReached, InternalError
 from ioverify.game import exhaustive
 from ioverify.game.abstraction import (PART_MAX_VERTICES, AbstractionBound,
                                        attention_backward_rows, parts_of, root_bound,
@@ -255,7 +255,6 @@ def test_a_known_optimum_is_a_goal_of_the_restricted_search():
 
 
 def test_weights_are_positive_integers_on_restricted_games_only():
-    from ioverify.errors import InternalError
 
     dag, rules = pyramid(2), variant_record("one-shot")
     with pytest.raises(InternalError, match="restricted games only"):
@@ -346,6 +345,94 @@ def test_the_bound_is_consistent_along_random_schedules_thoroughly(data):
     for name in VARIANTS:
         _consistent_along(dag, memory, name, parts,
                           data.draw(schedules(dag, memory, variant=name)))
+
+
+# --- parts keyed by the automorphisms --------------------------------------------------------------
+
+def _doubled(dag):
+    """Two disjoint copies of ``dag``, vertex v of each at 2v and 2v + 1 (swapping them is an
+    automorphism, and neither copy's masks are all below the other's)."""
+    names = tuple(f"{copy}{name}" for name in dag.names for copy in "ab")
+    preds = tuple(tuple(2 * p + copy for p in ps) for ps in dag.preds for copy in (0, 1))
+    outputs = tuple(2 * o + copy for o in dag.outputs for copy in (0, 1))
+    ops = tuple(op for op in dag.ops for _ in (0, 1))
+    return DAG(names, preds, ops, outputs)
+
+
+def _copies(mask: int, n: int) -> tuple[int, int]:
+    """A mask of ``n`` vertices of a DAG, as the masks of its vertices in each copy."""
+    return (sum(1 << 2 * v for v in range(n) if mask >> v & 1),
+            sum(1 << 2 * v + 1 for v in range(n) if mask >> v & 1))
+
+
+@st.composite
+def symmetric_cases(draw, max_vertices=4):
+    """Two copies of a random DAG, M, and parts that the swap of the copies maps onto parts:
+    each part of the first copy with its mirror image, and perhaps one part spanning both,
+    mirrored onto itself; parts may overlap."""
+    dag = draw(dags(max_vertices=max_vertices, max_in_degree=3))
+    n = len(dag)
+    doubled = _doubled(dag)
+    memory = draw(memory_sizes(doubled, max_extra=2))
+    parts = []
+    for _ in range(draw(st.integers(1, 2))):
+        first, second = _copies(draw(st.integers(0, (1 << n) - 1)), n)
+        if draw(st.booleans()):
+            parts += [first, second] if draw(st.booleans()) else [second, first]
+        else:
+            parts.append(first | second)
+    parts = list(dict.fromkeys(part for part in parts if part))
+    assume(parts)
+    return doubled, memory, parts
+
+
+def _keyed_bound_unchanged(data):
+    dag, memory, parts = data.draw(symmetric_cases())
+    for name in VARIANTS:
+        plain = AbstractionBound(dag, memory, variant_record(name), parts, group=[])
+        swap = tuple(v ^ 1 for v in range(len(dag)))
+        keyed = AbstractionBound(dag, memory, variant_record(name), parts, group=[swap])
+        assert None not in keyed.image and plain.image == [None] * len(parts)
+        for _ in range(4):
+            red, blue, computed = data.draw(configurations(dag, memory))
+            assert keyed(red, blue, computed) == plain(red, blue, computed), name
+        result = exhaustive_optimum(dag, memory, name, bound=AbstractionBound(
+            dag, memory, variant_record(name), parts))  # keyed by the whole group
+        reference = exhaustive_optimum(dag, memory, name)
+        assert result.complete and result.optimum == reference.optimum, name
+
+
+@given(st.data())
+def test_keyed_by_the_automorphisms_the_bound_and_the_search_are_unchanged(data):
+    _keyed_bound_unchanged(data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000)
+@given(st.data())
+def test_keyed_by_the_automorphisms_the_bound_and_the_search_are_unchanged_thoroughly(data):
+    _keyed_bound_unchanged(data)
+
+
+def test_keyed_rows_share_their_restricted_searches():
+    """attention_forward(2,2): the swap of the query rows maps one row's restricted game onto
+    the other's, so the second row answers from the first's searches."""
+    dag = attention_forward(2, 2)
+    parts = parts_of(dag, share_inputs=True)
+    keyed = AbstractionBound(dag, 4, variant_record("one-shot"), parts)
+    assert keyed.home == [0, 0]
+    plain = AbstractionBound(dag, 4, variant_record("one-shot"), parts, group=[])
+    assert keyed.root(dag) == plain.root(dag)
+    assert keyed.restricted_searches == 1 < plain.restricted_searches == 2
+
+
+def test_keying_by_a_map_that_breaks_a_part_is_refused():
+    dag = _doubled(pyramid(2))
+    bound = AbstractionBound(dag, 3, variant_record("one-shot"),
+                             [_copies((1 << len(dag) // 2) - 1, len(dag) // 2)[0]], group=[])
+    swap = tuple(v ^ 1 for v in range(len(dag)))
+    with pytest.raises(InternalError, match="onto a part"):
+        bound.key_by([swap])
 
 
 # --- the shipped partition, with the DAG's automorphisms ------------------------------------------
@@ -477,6 +564,19 @@ def test_a_restricted_search_past_its_deadline_stops_the_search():
     result = exhaustive_optimum(dag, 3, "one-shot", bound=bound)
     assert not result.complete and "deadline" in result.reason
     assert result.lower_bound == len(dag.inputs) + len(dag.outputs)  # the trivial level only
+
+
+def test_the_start_value_may_search_past_the_restricted_state_cap():
+    """``root`` runs once, so its restricted searches may store up to ROOT_MAX_STATES; the
+    same search at the bound's own small cap has no value."""
+    dag = attention_forward(2, 1)
+    rules = variant_record("recompute")
+    inputs = sum(1 << v for v in dag.inputs)
+    capped = AbstractionBound(dag, 3, rules, parts_of(dag), max_states=5, nested=False)
+    assert capped.root(dag) == root_bound(dag, 3, rules, nested=False) > len(dag.inputs)
+    assert capped.max_states == 5
+    with pytest.raises(DeadlineReached, match="state budget"):
+        AbstractionBound(dag, 3, rules, parts_of(dag), max_states=5, nested=False)(0, inputs, 0)
 
 
 def test_a_restricted_search_over_its_state_cap_has_no_value():

@@ -40,6 +40,8 @@ it keys configurations only by the automorphisms g that map every part onto a pa
 (``AbstractionBound.preserved_by``; they form a group, the stabiliser of the partition).  Such a
 g maps P's restricted game onto gP's (predecessors, inputs and outputs are preserved), so
 V_gP(g(c)|gP) = V_P(c|P), and summing over the parts (g permutes them) gives h(g(c)) = h(c).
+The same identity lets parts share their values (``AbstractionBound.key_by``): a part answers
+from the memo of a part g maps it onto, at g's image of its configuration.
 
 **Fewer vertices.**  Nothing above needs the parts to cover every vertex: dropping a vertex
 from every part only drops its loads and stores from the sum.  Parts may leave out vertices.
@@ -78,14 +80,23 @@ from __future__ import annotations
 import math
 import re
 
+from ioverify.dag import symmetry
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError
-from ioverify.game.exhaustive import INFINITY, _bits, _Search, restricted_optimum
+from ioverify.game.exhaustive import INFINITY, _bits, _Search, least_image, restricted_optimum
 from ioverify.game.rules import Variant
 
 # A restricted search stores at most this many configurations (about 50 MB); past it the
 # bound has no exact value and the search using it stops.
 RESTRICTED_MAX_STATES = 200_000
+# The restricted searches at the game's start (``root``) may store this many (430 MB measured
+# on 46 vertices): each runs once, and the later ones end where their paths meet its
+# remembered optimal path (attention_forward(2,2) at M = 3, recompute, the rows sharing their
+# inputs: 46 after one search of between 200,000 and 500,000 configurations, 5.5 s).
+ROOT_MAX_STATES = 1_000_000
+# The most automorphisms the parts' values are keyed by (``key_by``), as for the search's own
+# symmetry (``ioverify.game.exhaustive``): past it, none.
+MAX_GROUP = 64
 # Parts with more vertices than this are not built by ``parts_of`` (their restricted searches
 # would cost as much as the game itself).
 PART_MAX_VERTICES = 30
@@ -96,11 +107,17 @@ class AbstractionBound:
     """h(red, blue, computed) = the sum over ``parts`` (disjoint vertex masks) of V_P (module
     docstring).  ``deadline``: restricted searches stop there (``DeadlineReached``);
     ``nested``: each restricted search uses the bound over a split of its part
-    (``split_part``) as its own heuristic, when the split has two parts or more."""
+    (``split_part``) as its own heuristic, when the split has two parts or more.  ``group``:
+    automorphisms of ``dag`` to key the parts' values by (``key_by``; those not mapping every
+    part onto a part are left out), by default every one (up to ``MAX_GROUP``)."""
+
+    # The search may ask the bound at any image of a configuration, not only the canonical
+    # one: the parts' values are keyed by the automorphisms here (``key_by``).
+    keys_orbits = True
 
     def __init__(self, dag: DAG, memory: int, variant: Variant, parts: list[int],
                  deadline: float | None = None, max_states: int = RESTRICTED_MAX_STATES,
-                 nested: bool = True):
+                 nested: bool = True, group: list[tuple[int, ...]] | None = None):
         self.n = len(dag)
         self.parts = list(parts)
         if len(set(self.parts)) != len(self.parts):
@@ -114,7 +131,7 @@ class AbstractionBound:
                 pieces = split_part(dag, part)
                 if len(pieces) > 1:
                     inner = AbstractionBound(dag, memory, variant, pieces, deadline, max_states,
-                                             nested=False)
+                                             nested=False, group=[])
             self.inner.append(inner)
             self.searches.append(_Search(dag, memory, variant, part=part, bound=inner,
                                          weights=weight))
@@ -125,6 +142,13 @@ class AbstractionBound:
         self.max_states = max_states
         self.one_shot = variant.at_most_once
         self.restricted_searches = 0  # how many restricted searches ran (for the benchmark)
+        # ``key_by``: per part, the part whose memo answers for it and the function from its
+        # restricted configurations to their keys there (None: the configuration itself).
+        self.home = list(range(len(self.parts)))
+        self.image: list = [None] * len(self.parts)
+        if group is None:
+            group = symmetry.checked_automorphisms(dag, MAX_GROUP, deadline)
+        self.key_by([perm for perm in group if self.preserved_by(perm)])
 
     def set_deadline(self, deadline: float | None) -> None:
         self.deadline = deadline
@@ -138,18 +162,45 @@ class AbstractionBound:
         maps the vertices in no part onto vertices in no part, and the bound is the same at
         every image."""
         parts = set(self.parts)
-        for part in self.parts:
-            image = 0
-            for v in _bits(part):
-                image |= 1 << perm[v]
-            if image not in parts:
-                return False
-        return True
+        return all(_image(part, perm) in parts for part in self.parts)
+
+    def key_by(self, group: list[tuple[int, ...]]) -> None:
+        """Key the parts' values by ``group``, automorphisms that each map every part onto a
+        part (``preserved_by``; the caller's guarantee: they form a group).  Each part P then
+        answers from the memo of its HOME, the first part some g of the group (or the
+        identity) maps it onto, under the key min_g g(c|P) over those g: g maps P's restricted
+        game onto its home's (predecessors, inputs, outputs and, as g permutes the parts, each
+        vertex's weight), so V_P(c|P) = V_home(g(c|P)) for each of them (module docstring,
+        "Automorphisms").  The value is the same as without it; images of one restricted
+        configuration, in one part or in parts mapped onto each other, then share one
+        restricted search, and the bound is the same on every image of a configuration
+        without making the search's canonical key (attention_forward(2,2), M = 4, one-shot,
+        shared parts, below 38: 66,130 restricted searches in 44.0 s before, see
+        docs/explanation/pebbling-search.md)."""
+        identity = tuple(range(self.n))
+        perms = [identity] + [perm for perm in group if perm != identity]
+        if any(not self.preserved_by(perm) for perm in perms):
+            raise InternalError("abstraction bound: an automorphism does not map every part "
+                                "onto a part")
+        if len(perms) == 1:
+            self.home, self.image = list(range(len(self.parts))), [None] * len(self.parts)
+            return
+        for i, part in enumerate(self.parts):
+            onto: dict[int, list[tuple[int, ...]]] = {}
+            for perm in perms:
+                onto.setdefault(self.parts.index(_image(part, perm)), []).append(perm)
+            self.home[i] = home = min(onto)
+            self.image[i] = least_image(onto[home], 3)
 
     def root(self, dag: DAG) -> float:
         """The bound at the game's start (inputs blue, nothing red): a lower bound on the
-        optimal I/O itself."""
-        return self(0, sum(1 << v for v in dag.inputs), 0)
+        optimal I/O itself.  Its restricted searches may store up to ROOT_MAX_STATES
+        configurations, if more than the bound's own cap."""
+        cap, self.max_states = self.max_states, max(self.max_states, ROOT_MAX_STATES)
+        try:
+            return self(0, sum(1 << v for v in dag.inputs), 0)
+        finally:
+            self.max_states = cap
 
     def __call__(self, red: int, blue: int, computed: int) -> float:
         """sum_P V_P(c|P) (with overlapping parts: its ceiling, the values being in units
@@ -165,18 +216,34 @@ class AbstractionBound:
         total, n = 0, self.n
         if not self.one_shot:
             computed = 0
-        for search, memo in zip(self.searches, self.memos):
-            part = search.part
+        for i, (part, memo) in enumerate(zip(self.parts, self.memos)):
             key = red & part | (blue & part) << n | (computed & part) << 2 * n
             value = memo.get(key)
             if value is None:
                 if not solve:
                     return None
-                value = self._solve(search, memo, key)
+                value = self._value(i, key)
             if value == INFINITY:
                 return INFINITY
             total += value
         return total if self.scale == 1 else -(-total // self.scale)
+
+    def _value(self, i: int, key: int) -> float:
+        """V of part i at its restricted configuration ``key``, not in its memo: from its
+        home's memo under its key there, or a restricted search (``key_by``)."""
+        image = self.image[i]
+        if image is None:
+            return self._solve(self.searches[i], self.memos[i], key)
+        home = self.home[i]
+        at = image(key)
+        value = self.memos[home].get(at)
+        if value is None:
+            value = self._solve(self.searches[home], self.memos[home], at)
+        memo = self.memos[i]
+        if len(memo) >= MEMO_MAX:
+            memo.clear()
+        memo[key] = value
+        return value
 
     def _solve(self, search: _Search, memo: dict, key: int) -> float:
         """V_P from the packed configuration ``key``, by a restricted search that stops at
@@ -194,6 +261,13 @@ class AbstractionBound:
         for (red, blue, computed), remaining in path:
             memo.setdefault(red | blue << n | computed << 2 * n, remaining)
         return value
+
+
+def _image(mask: int, perm: tuple[int, ...]) -> int:
+    image = 0
+    for v in _bits(mask):
+        image |= 1 << perm[v]
+    return image
 
 
 def cost_partition(parts: list[int]) -> tuple[int, list[tuple[int, dict] | None]]:

@@ -278,6 +278,7 @@ class ExhaustiveRun:
         if bound is not None:
             search.symmetry.keep_only(bound.preserved_by)
             search.bound = bound
+            search.bound_keyed = getattr(bound, "keys_orbits", False)
         search.keep_closed = keep_closed
         self.search = search
         self.seconds = time.monotonic() - start
@@ -455,6 +456,9 @@ class _Search:
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
         self.trivial_memo: dict[int, float] = {}  # with ``bound``: the count alone (``_trivial``)
         self.keep_closed = False  # ``run`` keeps the closed keys with their g in ``closed``
+        # ``bound`` takes the same value at every image of a configuration without being
+        # given the canonical one, and shares its work between them (``AbstractionBound.key_by``)
+        self.bound_keyed = False
         self.lazy = False  # set by ``run``: configurations made canonical when popped
         self.closed: dict[int, int] | None = None
         self.pause: float | None = None  # ``steps`` pauses once this time has passed
@@ -890,7 +894,7 @@ class _Search:
         stop early once ``deadline`` has passed (the caller then stops: the f of the state
         popped last is proved whether or not its expansion finished).  ``known``: ``run``."""
         n, full, bound, canonical = self.n, self.full, self.bound, self.symmetry.canonical
-        lazy = self.lazy
+        lazy, keyed = self.lazy, self.bound_keyed
         remembered = getattr(bound, "remembered", None)  # optional (``__init__``)
         g, reached = info[key][0], info[key][4]
         red, blue = reached & full, reached >> n & full
@@ -944,11 +948,11 @@ class _Search:
                 if len(memo) >= _MEMO_MAX:
                     memo.clear()
                 # The bound is the same on an orbit: as reached if it is known without a
-                # search, else on the canonical image, so that the images of one
-                # configuration share the bound's remembered restricted values.
-                value = remembered(nred, nblue, ncomp) if remembered else None
+                # search or keys its work by the orbits itself, else on the canonical image,
+                # so that the images of one configuration share its remembered values.
+                value = remembered(nred, nblue, ncomp) if remembered and not keyed else None
                 if value is None:
-                    image = canonical(nraw) if lazy else nkey
+                    image = canonical(nraw) if lazy and not keyed else nraw
                     value = bound(image & full, image >> n & full, image >> 3 * n)
                 h = memo[hkey] = max(h, value)
                 if ng + h >= limit:
@@ -1195,15 +1199,30 @@ def _shift_moves(perm: tuple[int, ...], parts: int, deadline: float | None = Non
     return lefts, rights
 
 
-def _compiled_canonical(moves):
+def least_image(perms: list[tuple[int, ...]], parts: int):
+    """The function key -> the smallest image of a key of ``parts`` masks of n = len(perm)
+    bits under the permutations ``perms`` (at least one), each applied to every mask alike:
+    ``_compiled_canonical`` over them (the abstraction bound keys each part's values by it)."""
+    if not perms:
+        raise InternalError("least_image: no permutation given")
+    moves = [_shift_moves(perm, parts) for perm in perms]
+    return _compiled_canonical(moves[1:], first=moves[0])
+
+
+def _compiled_canonical(moves, first=None):
     """The function key -> the smallest of key and its images under ``moves``, as straight-line
     code: one expression per automorphism, its masks and shifts written in as constants (a
-    loop over the same pairs costs twice as long, mostly in the interpreter's own overhead)."""
-    lines = ["def canonical(key):", "    best = key"]
-    for lefts, rights in moves:
+    loop over the same pairs costs twice as long, mostly in the interpreter's own overhead).
+    ``first``: shift moves whose image replaces key itself as the first candidate."""
+    def image(lefts, rights):
         terms = [f"((key & {mask:#x}) << {shift})" for mask, shift in lefts]
         terms += [f"((key & {mask:#x}) >> {shift})" for mask, shift in rights]
-        lines += [f"    image = {' | '.join(terms)}", "    if image < best:",
+        return " | ".join(terms) or "0"
+
+    lines = ["def canonical(key):", "    best = key" if first is None
+             else f"    best = {image(*first)}"]
+    for lefts, rights in moves:
+        lines += [f"    image = {image(lefts, rights)}", "    if image < best:",
                   "        best = image"]
     lines.append("    return best")
     scope: dict = {}

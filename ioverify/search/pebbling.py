@@ -713,9 +713,10 @@ def _record(st: _State, variant: Variant, result: SearchResult, kind: str | None
 
 
 # Of the search's time, for the abstraction bound at the start, by the variant's at_most_once:
-# recompute restricted games are far dearer (46 vertices: one-shot 1 s, recompute 20-40 s), so
-# a recompute attempt that fails should cost little.
-ABSTRACTION_SHARE = {True: 0.25, False: 0.1}
+# recompute restricted games are dearer (attention_forward(2,2) at M = 3: one-shot 0.1 s,
+# recompute 5.5 s with the rows sharing their inputs, 15 s with the disjoint rows), and their
+# start value lifts the recompute level most (there 46 against the 37 of a minute without it).
+ABSTRACTION_SHARE = {True: 0.25, False: 1 / 3}
 # The start value must beat the trivial bound by this much (or a quarter of it) for the bound to
 # be used: each configuration then costs restricted searches, which a small gain does not repay
 # (attention_forward(2,1) recompute, M = 4: start value 10 against 8, 47 s with it, 19 s without).
@@ -726,7 +727,8 @@ def _abstraction(st: _State, variant: Variant):
     """(the abstraction bound, its kind) for the exhaustive search in ``variant``
     (``ioverify.game.abstraction``), over the disjoint parts or the parts sharing their inputs,
     whichever is higher at the start (computed within ABSTRACTION_SHARE of the time left, each
-    kind an even share of it; without a timeout, within the restricted searches' state cap), if
+    kind an even share of what is left of it, the kind with fewer distinct restricted games
+    first; without a timeout, within the restricted searches' state cap), if
     that value beats the trivial bound by ABSTRACTION_MARGIN or a quarter of it; else (None, None):
     it would see little the search's own heuristic does not, and cost time at every
     configuration."""
@@ -734,12 +736,17 @@ def _abstraction(st: _State, variant: Variant):
     kinds = [(kind, parts) for kind, share_inputs in abstraction.KINDS.items()
              if (parts := abstraction.parts_of(st.dag, share_inputs=share_inputs))]
     with _share(st, ABSTRACTION_SHARE[variant.at_most_once]):
-        for i, (kind, parts) in enumerate(kinds):
-            with _share(st, 1 / (len(kinds) - i)):  # an even share of what is left
-                # Flat: the nested split makes the start value slower (attention_forward(2,2),
-                # M = 3: 7.3 s against 2.2 s) for a small gain later (docs/performance.md).
-                bound = abstraction.AbstractionBound(st.dag, st.memory, variant, parts,
-                                                     deadline=st.deadline, nested=False)
+        # Flat: the nested split makes the start value slower (attention_forward(2,2), M = 3:
+        # 7.3 s against 2.2 s) for a small gain later (docs/performance.md).
+        bounds = [(kind, abstraction.AbstractionBound(st.dag, st.memory, variant, parts,
+                                                      deadline=st.deadline, nested=False))
+                  for kind, parts in kinds]
+        # Parts the automorphisms map onto each other share their restricted searches
+        # (``AbstractionBound.key_by``): the kind with fewer is likelier to finish in time.
+        bounds.sort(key=lambda item: len(set(item[1].home)))
+        for i, (kind, bound) in enumerate(bounds):
+            with _share(st, 1 / (len(bounds) - i)):  # an even share of what is left
+                bound.set_deadline(st.deadline)
                 try:
                     root = bound.root(st.dag)
                 except DeadlineReached:
