@@ -203,6 +203,48 @@ def test_no_configuration_between_blocks_holds_a_spent_vertex(data):
         _, red, blue, fresh, computed, _ = data.draw(st.sampled_from(blocks))
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_budget_cuts_only_blocks_the_count_puts_out_of_reach(data):
+    """``blocks(..., budget)`` may leave out a block only if its cost plus the count after it
+    reaches the budget (``_expand`` would drop it): along random walks, in both variants,
+    every block with cost + count below a budget is kept at that budget, and none is made
+    up (recompute: the loads every choice of stores needs, ``_loads_at_least``)."""
+    _budget_cuts_only_out_of_reach(data)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, deadline=None)
+@given(st.data())
+def test_a_budget_cuts_only_blocks_the_count_puts_out_of_reach_thoroughly(data):
+    """As above, on 3,000 walks: a family bound leaving out the stored vertices' red (a
+    mutant) is caught here, not in 150."""
+    _budget_cuts_only_out_of_reach(data)
+
+
+def _budget_cuts_only_out_of_reach(data):
+    dag = data.draw(dags(max_vertices=8, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    variant = data.draw(st.sampled_from(["recompute", "one-shot"]))
+    search = exhaustive._Search(dag, memory, exhaustive.require_variant(variant, {variant}, "t"))
+    red, blue, fresh, computed = 0, search.input_mask, 0, 0
+    for step in range(data.draw(st.integers(0, 8))):
+        every = list(search.blocks(red, blue, fresh, computed, step == 0))
+        if not every:
+            break
+        counts = [search._trivial(search.output_mask & ~nblue, nred, nblue, ncomputed)
+                  for _, nred, nblue, _, ncomputed, _ in every]
+        finite = [block[0] + count for block, count in zip(every, counts)
+                  if count != exhaustive.INFINITY]
+        for budget in range(max(finite, default=0) + 2):
+            kept = list(search.blocks(red, blue, fresh, computed, step == 0, budget))
+            assert all(block in every for block in kept)
+            for block, count in zip(every, counts):
+                if block[0] + count < budget:
+                    assert block in kept, (budget, block)
+        _, red, blue, fresh, computed, _ = data.draw(st.sampled_from(every))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_the_trivial_count_a_layer_at_a_time_is_the_walk(data):
