@@ -34,7 +34,7 @@ DEGREE_2_ROWS_OPTIMA = {"one-shot": {7: 13, 8: 10, 9: 9, 10: 8},
 
 
 # attention_forward(2, 2) (46 vertices): the cells settled within the check's budget (M = 6 and
-# 7 in recompute take 66 s and 76 s alone, too close to it on a loaded machine; M = 3 and 4 in
+# 7 in recompute take 53 s each alone, too close to it on a loaded machine; M = 3 and 4 in
 # recompute are open: docs/performance.md).
 FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
                      "recompute": {5: 24, 8: 17, 9: 16}}
@@ -94,7 +94,7 @@ CLAIMS = [
               "bound, whose rows answer from one another's restricted searches), M = 8 "
               "recompute about 20 s and M = 5 recompute about 20 s (the search counting the "
               "loads it owes to the vertices it stored). In recompute `pebble` also proves "
-              "22 at M = 6 (66 s) and 20 at M = 7 (76 s), equal to one-shot, too close to "
+              "22 at M = 6 and 20 at M = 7 (53 s each), equal to one-shot, too close to "
               "the check's budget on a loaded machine to be checked here; at M = 3 and 4 in recompute only "
               "brackets are proved, [46, 52] and [28, 38] (docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
