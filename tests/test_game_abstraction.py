@@ -542,19 +542,6 @@ def test_the_root_bound_sees_m_on_attention_forward():
     assert trivial < root_bound(dag, 3, rules) <= 24  # 24: the one-shot optimum
 
 
-def test_a_remembered_bound_starts_no_search_and_agrees():
-    """``remembered`` answers only from the parts' remembered optima: None before any search,
-    then the bound itself, for the configuration and for one the search passed through."""
-    dag = attention_forward(2, 1)
-    bound = AbstractionBound(dag, 3, variant_record("one-shot"), parts_of(dag), nested=False)
-    inputs = sum(1 << v for v in dag.inputs)
-    assert bound.remembered(0, inputs, 0) is None and bound.restricted_searches == 0
-    value = bound(0, inputs, 0)
-    searches = bound.restricted_searches
-    assert bound.remembered(0, inputs, 0) == value and bound.restricted_searches == searches
-    assert bound.remembered(1 << len(dag) - 1, inputs, 0) is None  # no part has seen it
-
-
 def test_a_restricted_search_past_its_deadline_stops_the_search():
     dag = attention_forward(2, 1)
     rules = variant_record("one-shot")

@@ -205,14 +205,6 @@ class AbstractionBound:
     def __call__(self, red: int, blue: int, computed: int) -> float:
         """sum_P V_P(c|P) (with overlapping parts: its ceiling, the values being in units
         of 1 / scale), or INFINITY if some part cannot finish."""
-        return self._sum(red, blue, computed, True)
-
-    def remembered(self, red: int, blue: int, computed: int) -> float | None:
-        """The bound at (red, blue, computed) if every part's V_P there is remembered
-        already, else None: no restricted search is started."""
-        return self._sum(red, blue, computed, False)
-
-    def _sum(self, red: int, blue: int, computed: int, solve: bool) -> float | None:
         total, n = 0, self.n
         if not self.one_shot:
             computed = 0
@@ -220,8 +212,6 @@ class AbstractionBound:
             key = red & part | (blue & part) << n | (computed & part) << 2 * n
             value = memo.get(key)
             if value is None:
-                if not solve:
-                    return None
                 value = self._value(i, key)
             if value == INFINITY:
                 return INFINITY

@@ -419,8 +419,9 @@ class _Search:
         automorphisms the search keys by (``ioverify.game.abstraction``; ``exhaustive_optimum``
         keeps only those); the heuristic is the larger of the two, which keeps all three
         properties.  It may raise ``DeadlineReached``: the search
-        then stops with the level it proved.  It may have a method ``remembered(red, blue,
-        computed)`` giving its value when that needs no work, else None."""
+        then stops with the level it proved.  It is asked at a configuration's canonical
+        image, so that the images of one configuration share its work, unless its attribute
+        ``keys_orbits`` says it shares that work itself (``AbstractionBound.key_by``)."""
         self.n = n = len(dag)
         self.memory = memory
         self.at_most_once = variant.at_most_once  # C (computed) is part of the state
@@ -930,7 +931,6 @@ class _Search:
         popped last is proved whether or not its expansion finished).  ``known``: ``run``."""
         n, full, bound, canonical = self.n, self.full, self.bound, self.symmetry.canonical
         lazy, keyed = self.lazy, self.bound_keyed
-        remembered = getattr(bound, "remembered", None)  # optional (``__init__``)
         g, reached = info[key][0], info[key][4]
         red, blue = reached & full, reached >> n & full
         fresh, computed = reached >> 2 * n & full, reached >> 3 * n
@@ -982,13 +982,10 @@ class _Search:
             elif not whole:
                 if len(memo) >= _MEMO_MAX:
                     memo.clear()
-                # The bound is the same on an orbit: as reached if it is known without a
-                # search or keys its work by the orbits itself, else on the canonical image,
-                # so that the images of one configuration share its remembered values.
-                value = remembered(nred, nblue, ncomp) if remembered and not keyed else None
-                if value is None:
-                    image = canonical(nraw) if lazy and not keyed else nraw
-                    value = bound(image & full, image >> n & full, image >> 3 * n)
+                # The bound is the same on an orbit: on the canonical image, so that the
+                # images of one configuration share its work, unless it shares it itself.
+                image = nraw if keyed else canonical(nraw) if lazy else nkey
+                value = bound(image & full, image >> n & full, image >> 3 * n)
                 h = memo[hkey] = max(h, value)
                 if ng + h >= limit:
                     continue
