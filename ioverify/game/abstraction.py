@@ -142,10 +142,6 @@ class AbstractionBound:
         self.max_states = max_states
         self.one_shot = variant.at_most_once
         self.restricted_searches = 0  # how many restricted searches ran (for the benchmark)
-        # ``key_by``: per part, the part whose memo answers for it and the function from its
-        # restricted configurations to their keys there (None: the configuration itself).
-        self.home = list(range(len(self.parts)))
-        self.image: list = [None] * len(self.parts)
         if group is None:
             group = symmetry.checked_automorphisms(dag, MAX_GROUP, deadline)
         self.key_by([perm for perm in group if self.preserved_by(perm)])
@@ -182,15 +178,17 @@ class AbstractionBound:
         if any(not self.preserved_by(perm) for perm in perms):
             raise InternalError("abstraction bound: an automorphism does not map every part "
                                 "onto a part")
-        if len(perms) == 1:
-            self.home, self.image = list(range(len(self.parts))), [None] * len(self.parts)
-            return
+        # Per part: the part whose memo answers for it, and the function from its restricted
+        # configurations to their keys there (None: its own memo, the configuration itself).
+        self.home = list(range(len(self.parts)))
+        self.image: list = [None] * len(self.parts)
         for i, part in enumerate(self.parts):
             onto: dict[int, list[tuple[int, ...]]] = {}
             for perm in perms:
                 onto.setdefault(self.parts.index(_image(part, perm)), []).append(perm)
             self.home[i] = home = min(onto)
-            self.image[i] = least_image(onto[home], 3)
+            if onto[home] != [identity]:  # else home is i, and no other map keeps it there
+                self.image[i] = least_image(onto[home], 3)
 
     def root(self, dag: DAG) -> float:
         """The bound at the game's start (inputs blue, nothing red): a lower bound on the
