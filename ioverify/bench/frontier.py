@@ -1,6 +1,7 @@
 """The exact-search frontier (issue 16): the seeds' own instances at every M from the smallest
 feasible one to the first where the optimum equals inputs plus outputs, both variants, each cell
-run by ``pebble`` (method auto) twice: with the exhaustive search's own heuristic only, and with
+run by ``pebble`` (method auto, on two processes where the machine has two cores, as the
+command by default) twice: with the exhaustive search's own heuristic only, and with
 the abstraction bound of ``ioverify.game.abstraction`` allowed (the ablation).  A row gives the
 verdict (the optimum, or the bracket proved) and the seconds of each run.
 
@@ -53,6 +54,14 @@ def instances(quick: bool):
             ("matmul(3,3,3)", matmul(3, 3, 3))]
 
 
+def processes() -> int:
+    """Processes a cell's search may use, as ``ioverify pebble`` by default: two when the
+    machine has two cores (the race's two exhaustive searches side by side), else one."""
+    import os
+
+    return min(2, os.cpu_count() or 1)
+
+
 def target(vertices: int) -> float:
     """The issue's time target for a DAG of ``vertices`` vertices (the largest one past 64)."""
     for most, seconds in TARGETS:
@@ -82,11 +91,16 @@ def run(quick: bool = False, out: Rows | None = None, cell_limit: float | None =
 
     out = out or Rows()
     missed = False
-    out.note(machine_line())
     if peer and not available():
-        out.note("the peer column is left out: it needs the optional 'cpsat' extra "
-                 "(pip install 'ioverify[cpsat]')")
         peer = False
+        missing = ("the peer column is left out: it needs the optional 'cpsat' extra "
+                   "(pip install 'ioverify[cpsat]')")
+    else:
+        missing = None
+    out.note(f"{machine_line()}; each cell on {processes()} process(es), as 'ioverify pebble' "
+             f"by default" + (", the peer on as many CP-SAT workers" if peer else ""))
+    if missing:
+        out.note(missing)
     out.note(f"{'instance':<29} {'V':>3} {'M':>3} {'variant':<10} "
              + (f"{'without':>12} {'s':>6} " if ablation else "")
              + f"{'with abstraction':>16} {'s':>6}" + (f" {'peer':>8} {'s':>6}" if peer else ""))
@@ -127,12 +141,12 @@ def cell(dag, memory: int, variant: str, limit: float, ablation: bool,
             continue
         start = time.monotonic()
         text, lower, upper = answer(pebble(dag, memory, variant=variant, timeout=limit,
-                                           abstraction=use))
+                                           abstraction=use, processes=processes()))
         seconds = time.monotonic() - start
         record[name] = {"lower": lower, "upper": upper, "seconds": round(seconds, 3)}
         columns.append(f"{text:>{12 if name == 'without' else 16}} {seconds:>6.1f}")
     if peer:
-        record["peer"] = peer_cell(dag, memory, variant, limit)
+        record["peer"] = peer_cell(dag, memory, variant, limit, workers=processes())
         columns.append(f"{peer_text(record['peer']):>8} {record['peer']['seconds']:>6.1f}")
     return record, " ".join(columns)
 

@@ -51,17 +51,18 @@ def run(quick: bool = False, out: Rows | None = None) -> int:
     return 0
 
 
-def cell(dag, memory: int, variant: str, seconds: float, start=None) -> dict:
+def cell(dag, memory: int, variant: str, seconds: float, start=None,
+         workers: int = 1) -> dict:
     """The peer on one cell: CP-SAT on the time-indexed model, warm-started from ``start``
-    (the greedy schedule if None), for at most ``seconds``; its schedule replayed here at the
-    cell's M and variant.  ``io`` is None when it has no schedule or its schedule fails replay
-    (``replays``: "yes", "no schedule" or "NO"); ``proved_within_horizon`` only for a schedule
-    that replays."""
+    (the greedy schedule if None), for at most ``seconds`` on ``workers`` threads; its
+    schedule replayed here at the cell's M and variant.  ``io`` is None when it has no
+    schedule or its schedule fails replay (``replays``: "yes", "no schedule" or "NO");
+    ``proved_within_horizon`` only for a schedule that replays."""
     from ioverify.search.cpsat import solve
 
     began = time.monotonic()
     start = best_greedy_schedule(dag, memory) if start is None else start
-    result = solve(dag, memory, variant, start, seconds)
+    result = solve(dag, memory, variant, start, seconds, workers=workers)
     replays = (result.schedule is not None
                and replay(dag, result.schedule, memory, variant).ok)
     return {"io": result.io if replays else None,

@@ -14,7 +14,9 @@ def add_curve_arguments(p) -> None:
     """The options only a curve (a range of M, or --variant both) reads."""
     p.add_argument("--jobs", "-j", type=positive_int, default=None,
                    help="curve: cells searched at once on local processes (default: the number "
-                        "of cores, at most 4; 1: in this process)")
+                        "of cores, at most 4; 1: in this process); a single M and variant: 2 or "
+                        "more runs the exhaustive search with the abstraction bound and the one "
+                        "without it on two cores (default: 2 if the machine has them)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="curve: run the cells on the Dask cluster at ADDRESS (needs the "
                         "'distributed' extra)")
@@ -39,7 +41,7 @@ def is_curve(args, memories: list[int]) -> bool:
                    "--schedule-out": args.schedule_out,
                    "--method": None if args.method == "auto" else args.method}
     curve_only = {"--plot": args.plot, "--certificates": args.certificates,
-                  "--scheduler": args.scheduler, "--jobs": args.jobs}
+                  "--scheduler": args.scheduler}
     wrong = single_only if curve else curve_only
     for option, value in wrong.items():
         if value is not None:

@@ -95,9 +95,10 @@ def actions(schedule: Schedule) -> list[tuple[str, int]]:
 
 
 def solve(dag: DAG, memory: int, variant: str, start: Schedule, seconds: float, *,
-          seed: int = 0, slack: int = HORIZON_SLACK) -> PeerResult:
+          seed: int = 0, slack: int = HORIZON_SLACK, workers: int = 1) -> PeerResult:
     """Build the model with horizon len(actions(start)) + ``slack``, hint ``start``, solve
-    for at most ``seconds`` on one worker thread with ``seed``."""
+    for at most ``seconds`` on ``workers`` threads (CP-SAT's portfolio past one) with
+    ``seed``."""
     from ortools.sat.python import cp_model
 
     began = time.monotonic()
@@ -110,7 +111,7 @@ def solve(dag: DAG, memory: int, variant: str, start: Schedule, seconds: float, 
     _hint(model, dag, start, horizon, x)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.1, seconds)
-    solver.parameters.num_workers = 1
+    solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     # Without presolve the hint survives: with it, CP-SAT's presolve of these models takes
     # longer than a cell's slice and the warm start is lost (measured on

@@ -68,6 +68,7 @@ from ioverify.dag import symmetry
 from ioverify.encode import cnf, pebbling
 from ioverify.game import abstraction
 from ioverify.game.exhaustive import ExhaustiveRun, SearchResult, exhaustive_optimum
+from ioverify.search import apart
 from ioverify.solve import backends
 
 Progress = Callable[[str], None]
@@ -99,6 +100,7 @@ class _State:
     symmetry: tuple | None = None  # symmetry_of(dag), computed once by the first descent
     enough: int | None = None  # stop at a schedule this cheap (a bound proved elsewhere)
     abstraction: bool = True  # let the exhaustive search use the abstraction bound
+    processes: int = 1  # 2: the race's second search in a child process (``apart``)
 
     def budget(self) -> dict:
         """The budget this search runs under, as recorded in its evidence."""
@@ -256,7 +258,7 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
            progress: Progress | None = None, method: str = "auto", rlimit: int | None = None,
            max_states: int | None = None, started: float | None = None,
            incumbent: Schedule | None = None, enough: int | None = None,
-           abstraction: bool = True) -> Verdict:
+           abstraction: bool = True, processes: int = 1) -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
     every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
 
@@ -276,9 +278,12 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     search stops with ``Unknown`` and the bracket reached, for the caller to settle with its own
     proof (nothing here relies on it).  ``abstraction``: let the exhaustive search use the
     abstraction bound of ``ioverify.game.abstraction`` where it sees more than the trivial bound
-    (False: its own heuristic only, for comparison)."""
+    (False: its own heuristic only, for comparison).  ``processes``: 2 or more runs the
+    race's search without the bound in a child process, each with the whole time
+    (``ioverify.search.apart``; only with a ``timeout``), instead of the two taking turns here."""
     rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
                                     rlimit, max_states)
+    positive("processes", processes)
     if enough is not None and (isinstance(enough, bool) or not isinstance(enough, int)):
         raise InvalidArgument(f"enough must be an integer I/O, got {enough!r}")
     why = infeasibility(dag, memory)
@@ -297,7 +302,8 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     st = _State(dag, memory, rules, seed, deadline, progress, start, greedy, greedy.io, trivial,
                 Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
                 rlimit=rlimit, max_states=state_cap(method, max_states, dag), timeout=timeout,
-                enough=None if claim is not None else enough, abstraction=abstraction)
+                enough=None if claim is not None else enough, abstraction=abstraction,
+                processes=processes)
     settled = _settled(st, claim)
     if settled is not None:
         return settled
@@ -418,9 +424,15 @@ EXHAUSTIVE_SHARE = {True: 1 / 3, False: 1 / 2}
 # attention_forward(2,2), 34 steps, every M; docs/performance.md; at 18 steps they prove
 # attention_forward(2,1) in seconds), so there the exhaustive search, which proves every level
 # it closes, takes the larger share, LARGE_EXHAUSTIVE_SHARE, and the Z3 searches keep the rest
-# for the upper bounds they find.
+# for the upper bounds they find.  In one-shot they do find some (approximate_attention(2,1,2)
+# at M = 3, 60 s: 53 -> 51 after the exhaustive search).  In recompute the Z3 search after the
+# exhaustive one neither proved nor found a cheaper schedule in any of the nine open cells of
+# up to 46 vertices measured at 60 s (approximate_attention(2,1,2) at M = 3..6,
+# sparse_forward(causal 3,1) at M = 3, attention_forward(2,2) at M = 3, 4, 6, 7;
+# docs/performance.md), while with 0.9 of the time instead of 3/4 the exhaustive search
+# settles attention_forward(2,2) at M = 6 and 7: so 0.9.
 Z3_PROVES_UP_TO_STEPS = 24
-LARGE_EXHAUSTIVE_SHARE = {True: 2 / 3, False: 3 / 4}
+LARGE_EXHAUSTIVE_SHARE = {True: 2 / 3, False: 0.9}
 EXHAUSTIVE_MAX_STATES = 2_000_000  # about 0.5 GiB of configurations; past it, Z3 takes over
 EXHAUSTIVE_ONLY_MAX_STATES = 20_000_000  # method="exhaustive", or past 24 steps: about 5 GiB
 
@@ -472,9 +484,9 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
     time left), whose best schedule, replayed in the recompute variant, is the upper bound:
     every one-shot schedule is a recompute schedule, so the answer is never worse than the
     one-shot one under the same work budget.  Then the horizon-free exhaustive search (half the
-    rest) asked only below it, and the recompute encoding with the horizon of the demand-count
-    lemma, a proof when that horizon is small enough, otherwise run with a shorter horizon
-    (only ``Bounded``)."""
+    rest; LARGE_EXHAUSTIVE_SHARE past Z3_PROVES_UP_TO_STEPS) asked only below it, and the
+    recompute encoding with the horizon of the demand-count lemma, a proof when that horizon
+    is small enough, otherwise run with a shorter horizon (only ``Bounded``)."""
     one_shot = _one_shot_upper(st, claim)
     settled = _settled(st, claim)
     if settled is not None:
@@ -526,7 +538,7 @@ def _one_shot_upper(st: _State, claim: int | None, route=None,
     sub = _State(st.dag, st.memory, ONE_SHOT, st.seed, st.deadline, st.progress, st.start,
                  start, start.io, st.lower, st.lower_evidence, exhaustive=st.exhaustive,
                  rlimit=st.rlimit, max_states=st.max_states, timeout=st.timeout,
-                 symmetry=st.symmetry, enough=st.enough)
+                 symmetry=st.symmetry, enough=st.enough, processes=st.processes)
     with _share(sub, share):
         answer = _settled(sub, claim) or (route or _one_shot_route)(sub, claim)
     st.symmetry = sub.symmetry
@@ -578,8 +590,9 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     lower bound it proves counts only in the verdict's own variant.
 
     With the abstraction bound and a timeout, the search with the bound and the search
-    without it share the time and the state cap (``_race``), and the higher level proved
-    stands.  The bound's restricted searches can cost more than they prune
+    without it share the time and the state cap (``_race``; with ``st.processes`` > 1 each
+    has the whole time on a core of its own, ``apart.race_apart``), and the higher level
+    proved stands.  The bound's restricted searches can cost more than they prune
     (approximate_attention(2,1,2) at M = 5, one-shot, disjoint parts: 1,556 configurations
     in 40 s, level 14, against 1,263,464 and level 19 without it) or far less
     (attention_forward(2,2) at M = 4, one-shot: level 30 against 25), and which way it goes
@@ -588,17 +601,32 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     if bound is None or st.deadline is None:
         return _search_once(st, claim, variant, max_states, bound, kind)
     below = _below(st, claim)
-    runs = [(ExhaustiveRun(st.dag, st.memory, variant, below=below, deadline=st.deadline,
-                           max_states=max_states, bound=use), use_kind)
-            for use, use_kind in ((bound, kind), (None, None))]
     what = f"exhaustive {variant.name} search below {below}"
-    st.report(f"{what} ({kind} bound and none, sharing the time)")
+    st.report(f"{what} ({kind} bound and none, "
+              f"{'on two processes' if st.processes > 1 else 'sharing the time'})")
     with _heartbeat(st, what):
-        results = _race(st, [run for run, _ in runs], max_states)
-    for result, (_, use_kind) in zip(results, runs):
+        results = _race_with(st, bound, variant, below, max_states)
+    for result, use_kind in zip(results, (kind, None)):
         _record(st, variant, result, use_kind)
     done = [result for result in results if result.complete]
     return done[0] if done else max(results, key=lambda result: result.lower_bound or 0)
+
+
+def _race_with(st: _State, bound, variant: Variant, below: int,
+               max_states: int) -> list[SearchResult]:
+    """The results of the search with ``bound`` and the search without it, racing: on two
+    processes (``apart.race_apart``) when ``st.processes`` > 1 and the child starts, else
+    taking turns here (``_race``)."""
+    def run(use):
+        return ExhaustiveRun(st.dag, st.memory, variant, below=below, deadline=st.deadline,
+                             max_states=max_states, bound=use)
+
+    with_bound = run(bound)
+    if st.processes > 1:
+        results = apart.race_apart(with_bound, st.deadline, max_states)
+        if results is not None:
+            return list(results)
+    return _race(st, [with_bound, run(None)], max_states)
 
 
 # ``_race``: a slice is RACE_SLICES-th of the time left (at least MIN_SLICE s).  The share

@@ -1,0 +1,226 @@
+"""The race on two cores (``ioverify.search.apart``): the search without the bound in a child
+process agrees with the same search here, reports its proved level, hands back a failure as an
+error, and never outlives the command."""
+
+import io
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ioverify.dag import attention_forward, matmul
+from ioverify.errors import InternalError, InvalidArgument
+from ioverify.game import abstraction
+from ioverify.game.exhaustive import ExhaustiveRun, exhaustive_optimum
+from ioverify.game.rules import VARIANTS
+from ioverify.search import apart
+from ioverify.search.pebbling import pebble
+
+
+def _bound_run(dag, memory, variant, deadline, below=None):
+    bound = abstraction.AbstractionBound(dag, memory, VARIANTS[variant], abstraction.parts_of(dag),
+                                         deadline=deadline, nested=False)
+    return ExhaustiveRun(dag, memory, variant, below=below, deadline=deadline,
+                         max_states=2_000_000, bound=bound)
+
+
+@pytest.mark.parametrize("variant", ["one-shot", "recompute"])
+@pytest.mark.parametrize("memory", [3, 5])
+def test_both_searches_find_the_optimum_of_one_process(variant, memory):
+    dag = attention_forward(2, 1)
+    known = exhaustive_optimum(dag, memory, variant)
+    deadline = time.monotonic() + 60
+    here, there = apart.race_apart(_bound_run(dag, memory, variant, deadline), deadline,
+                                   2_000_000)
+    done = [result for result in (here, there) if result.complete]
+    assert done and all(result.optimum == known.optimum for result in done)
+    for result in (here, there):  # the one stopped has proved a level at most the optimum
+        assert result.complete or result.lower_bound is None or \
+            result.lower_bound <= known.optimum
+
+
+def test_a_child_stopped_by_the_deadline_keeps_its_last_level():
+    dag = attention_forward(2, 2)  # neither search finishes M = 3 recompute in 4 s
+    deadline = time.monotonic() + 4
+    here, there = apart.race_apart(_bound_run(dag, 3, "recompute", deadline), deadline,
+                                   2_000_000)
+    assert not here.complete and not there.complete
+    assert there.lower_bound is not None and 16 <= there.lower_bound <= 52
+    assert time.monotonic() < deadline + apart.GRACE + 1
+
+
+def test_the_state_cap_is_split_evenly():
+    dag = matmul(2, 2, 3)
+    deadline = time.monotonic() + 60
+    here, there = apart.race_apart(_bound_run(dag, 3, "recompute", deadline), deadline, 200)
+    assert not here.complete and not there.complete
+    assert all("state budget of 100 states" in result.reason for result in (here, there))
+
+
+def _messages(task) -> list:
+    source, sink = io.BytesIO(pickle.dumps(task)), io.BytesIO()
+    apart._child(source, sink)
+    sink.seek(0)
+    messages = []
+    while True:
+        try:
+            messages.append(pickle.load(sink))
+        except EOFError:
+            return messages
+
+
+class _Child:
+    """A finished child whose standard output held ``messages``."""
+
+    def __init__(self, messages):
+        self.stdout = io.BytesIO(b"".join(pickle.dumps(m) for m in messages))
+
+    def wait(self):
+        return 1
+
+
+def _listen(messages) -> apart._Listener:
+    listener = apart._Listener(_Child(messages))
+    deadline = time.monotonic() + 10
+    while not listener.over and time.monotonic() < deadline:
+        listener.listen(wait=0.5)
+    return listener
+
+
+def test_the_child_reports_its_result_and_the_listener_keeps_it():
+    dag = matmul(2, 2, 2)
+    messages = _messages((dag, 4, "one-shot", None, 30.0, 10_000, None))
+    assert messages[-1][0] == "result"
+    listener = _listen(messages)
+    assert listener.finished
+    assert listener.result().optimum == exhaustive_optimum(dag, 4, "one-shot").optimum
+
+
+def test_a_failing_child_is_an_internal_error():
+    messages = _messages((matmul(2, 2, 2), 4, "no-such-variant", None, 30.0, 10_000, None))
+    assert messages[0][0] == "failed" and "no-such-variant" in messages[0][1]
+    with pytest.raises(InternalError, match="second search failed.*no-such-variant"):
+        _listen(messages)
+
+
+def test_a_child_ending_without_its_result_is_an_internal_error():
+    with pytest.raises(InternalError, match="ended without its result"):
+        _listen([("level", 12, 100, 1.0)])
+
+
+def test_a_child_out_of_memory_stops_at_its_last_level():
+    listener = _listen([("level", 12, 100, 1.0), ("out of memory",)])
+    result = listener.result()
+    assert not result.complete and result.lower_bound == 12 and result.states == 100
+
+
+def test_the_memory_budget_is_halved_during_the_race_and_restored():
+    resource = pytest.importorskip("resource")
+    saved = resource.getrlimit(resource.RLIMIT_AS)
+    limit = 1 << 42 if saved[1] == resource.RLIM_INFINITY else saved[1]
+    resource.setrlimit(resource.RLIMIT_AS, (limit, saved[1]))
+    try:
+        with apart._halved_memory() as child:
+            assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit // 2
+            assert child == limit - limit // 2
+        assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, saved)
+
+
+def test_processes_must_be_a_positive_integer():
+    with pytest.raises(InvalidArgument, match="processes must be a positive integer"):
+        pebble(matmul(2, 2, 2), 4, processes=0)
+
+
+def _children_alive() -> list[str]:
+    alive = []
+    for entry in Path("/proc").iterdir():
+        try:
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if entry.name.isdigit() and b"ioverify.search.apart" in line:
+            alive.append(entry.name)
+    return alive
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="looks for the child in /proc")
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_ends_the_command_and_its_child(tmp_path, name):
+    """Ctrl-C (or SIGTERM) while the two searches race: the command ends at once and its
+    child with it."""
+    from ioverify.dag.jsonio import dag_to_json
+
+    path = tmp_path / "af22.json"
+    path.write_text(dag_to_json(attention_forward(2, 2)))
+    before = set(_children_alive())
+    command = subprocess.Popen([sys.executable, "-m", "ioverify", "pebble", str(path), "-M", "3",
+                                "--timeout", "120", "--jobs", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    start = time.monotonic()
+    while not set(_children_alive()) - before and time.monotonic() < start + 60:
+        time.sleep(0.2)
+    assert set(_children_alive()) - before, "the race never started its child"
+    time.sleep(1.0)
+    sent = time.monotonic()
+    command.send_signal(getattr(signal, name))
+    command.wait(timeout=30)
+    assert time.monotonic() - sent < 5
+    time.sleep(0.5)
+    assert not set(_children_alive()) - before
+    assert "Traceback" not in command.stderr.read()
+
+
+def test_jobs_is_a_single_cell_option_too(tmp_path, capsys):
+    import json
+
+    from ioverify.cli import main
+    from ioverify.dag.jsonio import dag_to_json
+
+    path = tmp_path / "af21.json"
+    path.write_text(dag_to_json(attention_forward(2, 1)))
+    answers = []
+    for jobs in ("1", "2"):
+        assert main(["pebble", str(path), "-M", "4", "--one-shot", "--timeout", "60", "--jobs",
+                     jobs, "--json"]) == 0
+        answers.append(json.loads(capsys.readouterr().out)["io"])
+    assert answers[0] == answers[1] == exhaustive_optimum(attention_forward(2, 1), 4,
+                                                          "one-shot").optimum
+
+
+class _State:
+    """What ``_race_with`` reads of a search's state."""
+
+    def __init__(self, dag, memory):
+        self.dag, self.memory, self.processes = dag, memory, 2
+        self.deadline = time.monotonic() + 60
+
+    def remaining(self):
+        return max(0.001, self.deadline - time.monotonic())
+
+    def out_of_time(self):
+        return time.monotonic() >= self.deadline
+
+
+def test_without_a_child_process_the_race_takes_turns_here(monkeypatch):
+    from ioverify.search import pebbling
+
+    def refuse(*args, **kwargs):
+        raise OSError("no process to be had")
+
+    monkeypatch.setattr(apart.subprocess, "Popen", refuse)
+    dag = attention_forward(2, 1)
+    st = _State(dag, 3)
+    assert apart.race_apart(_bound_run(dag, 3, "one-shot", st.deadline), st.deadline,
+                            1000) is None
+    bound = abstraction.AbstractionBound(dag, 3, VARIANTS["one-shot"], abstraction.parts_of(dag),
+                                         deadline=st.deadline, nested=False)
+    results = pebbling._race_with(st, bound, VARIANTS["one-shot"], None, 2_000_000)
+    known = exhaustive_optimum(dag, 3, "one-shot").optimum
+    assert len(results) == 2 and any(r.complete and r.optimum == known for r in results)
