@@ -112,8 +112,9 @@ CLAIMS = [
         notes="From M = 11 on: the optimum never rises with M and is never below inputs plus "
               "outputs, so M = 11 settles every larger M. M = 8 one-shot takes about 35 s and "
               "M = 10 recompute about 29 s. `pebble` proves 14 at M = 9 in recompute in 108 s, "
-              "too close to the check's budget to be checked here; at M = 7 in one-shot the "
-              "bracket is [17, 22] after 120 s (docs/performance.md).",
+              "too close to the check's budget to be checked here. At M = 7 in one-shot `pebble` "
+              "on two cores proves 18 in 87 s (one process: [17, 22] after 120 s), and at "
+              "M = 6 the bracket is [20, 26] after 600 s (docs/performance.md).",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
                               FORWARD_31_OPTIMA, frozenset({("one-shot", 8),
                                                             ("recompute", 10)})),

@@ -17,10 +17,11 @@
 3. **The exhaustive search first**: ``ioverify.game.exhaustive.exhaustive_optimum``, a
    configuration search over a proved normal form, horizon-free, in the verdict's variant, asked
    below the best known I/O, with a share of the time (a third for one-shot, half for
-   recompute; two thirds and three quarters past Z3_PROVES_UP_TO_STEPS compute steps) and a
+   recompute; two thirds and nine tenths past Z3_PROVES_UP_TO_STEPS compute steps) and a
    state cap (with the abstraction bound, a search with it and one without share both,
-   ``_race``).  When it finishes its answer is a proof in either variant
-   (evidence ``exhaustive-search``); when it does not, the Z3 searches take the time left.
+   ``_race``, or each has a core with ``processes=2``, ``ioverify.search.apart``).  When it
+   finishes its answer is a proof in either variant (evidence ``exhaustive-search``); when it
+   does not, the Z3 searches take the time left.
 4. **recompute proofs need a horizon-free argument**; a bounded recompute encoding that is unsat
    only gives ``Bounded(horizon)``.  Besides the exhaustive search:
    * ``trivial-bound``: every needed input is loaded and every output stored at least once, in
