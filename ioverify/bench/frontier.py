@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from ioverify.bench import Rows, machine_line
 from ioverify.bench.peer import cell as peer_cell
+from ioverify.search.apart import default_processes
 
 import time
 
@@ -52,14 +53,6 @@ def instances(quick: bool):
             ("attention_forward(3,1)", attention_forward(3, 1)),
             ("attention_backward(2,1)", attention_backward(2, 1)),
             ("matmul(3,3,3)", matmul(3, 3, 3))]
-
-
-def processes() -> int:
-    """Processes a cell's search may use, as ``ioverify pebble`` by default: two when the
-    machine has two cores (the race's two exhaustive searches side by side), else one."""
-    import os
-
-    return min(2, os.cpu_count() or 1)
 
 
 def target(vertices: int) -> float:
@@ -91,16 +84,13 @@ def run(quick: bool = False, out: Rows | None = None, cell_limit: float | None =
 
     out = out or Rows()
     missed = False
-    if peer and not available():
-        peer = False
-        missing = ("the peer column is left out: it needs the optional 'cpsat' extra "
-                   "(pip install 'ioverify[cpsat]')")
-    else:
-        missing = None
-    out.note(f"{machine_line()}; each cell on {processes()} process(es), as 'ioverify pebble' "
-             f"by default" + (", the peer on as many CP-SAT workers" if peer else ""))
+    missing = peer and not available()
+    peer = peer and not missing
+    out.note(f"{machine_line()}; each cell on {default_processes()} process(es), as 'ioverify "
+             f"pebble' by default" + (", the peer on as many CP-SAT workers" if peer else ""))
     if missing:
-        out.note(missing)
+        out.note("the peer column is left out: it needs the optional 'cpsat' extra "
+                 "(pip install 'ioverify[cpsat]')")
     out.note(f"{'instance':<29} {'V':>3} {'M':>3} {'variant':<10} "
              + (f"{'without':>12} {'s':>6} " if ablation else "")
              + f"{'with abstraction':>16} {'s':>6}" + (f" {'peer':>8} {'s':>6}" if peer else ""))
@@ -141,12 +131,13 @@ def cell(dag, memory: int, variant: str, limit: float, ablation: bool,
             continue
         start = time.monotonic()
         text, lower, upper = answer(pebble(dag, memory, variant=variant, timeout=limit,
-                                           abstraction=use, processes=processes()))
+                                           abstraction=use, processes=default_processes()))
         seconds = time.monotonic() - start
         record[name] = {"lower": lower, "upper": upper, "seconds": round(seconds, 3)}
         columns.append(f"{text:>{12 if name == 'without' else 16}} {seconds:>6.1f}")
     if peer:
-        record["peer"] = peer_cell(dag, memory, variant, limit, workers=processes())
+        record["peer"] = peer_cell(dag, memory, variant, limit,
+                                   workers=default_processes())
         columns.append(f"{peer_text(record['peer']):>8} {record['peer']['seconds']:>6.1f}")
     return record, " ".join(columns)
 

@@ -116,8 +116,8 @@ def _single(args) -> int:
     import json
 
     from ioverify._io import write_text
-    from ioverify.cli.curve_cmd import default_jobs
     from ioverify.game.rules import require_variant
+    from ioverify.search.apart import default_processes
     from ioverify.search.pebbling import IMPLEMENTED, budget_record, pebble, state_cap
     from ioverify.verdict import Unknown, exit_code, verdict_to_json
 
@@ -137,7 +137,7 @@ def _single(args) -> int:
                          claim_lower_bound=args.claim_lower_bound, timeout=args.timeout,
                          progress=progress_printer(), method=args.method, rlimit=args.rlimit,
                          max_states=args.max_states, started=start,
-                         processes=min(2, args.jobs or default_jobs()))
+                         processes=min(2, args.jobs) if args.jobs else default_processes())
     doc = verdict_to_json(verdict, dag, seconds=time.monotonic() - start)
     doc["budget"] = budget_record(rlimit=args.rlimit, timeout=args.timeout, seed=0,
                                   max_states=state_cap(args.method, args.max_states, dag))

@@ -39,7 +39,16 @@ from ioverify.game.exhaustive import ExhaustiveRun, SearchResult
 
 REPORT_EVERY = 1.0  # seconds between two reports of the child's level
 SLICE = 0.5  # seconds this process searches between two looks at the child's reports
-GRACE = 2.0  # seconds past the deadline to wait for the child's last report
+# Seconds past the deadline to wait for the child's last report (it stops at the same deadline
+# and sends at once; later, the level it reported last, at most REPORT_EVERY old, stands):
+# short, since --timeout bounds the whole command.
+GRACE = 0.25
+
+
+def default_processes() -> int:
+    """The processes a single search uses unless told otherwise (``ioverify pebble`` without
+    ``--jobs``, ``ioverify bench frontier``): two when the machine has two cores, else one."""
+    return min(2, os.cpu_count() or 1)
 
 
 def race_apart(run: ExhaustiveRun, deadline: float, max_states: int
