@@ -39,12 +39,12 @@ FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 1
                      "recompute": {5: 24, 6: 22, 7: 20, 8: 17, 9: 16}}
 
 # attention_forward(3, 1) (51 vertices): inputs plus outputs is 12.
-FORWARD_31_OPTIMA = {"one-shot": {8: 16, 9: 14, 10: 13, 11: 12},
+FORWARD_31_OPTIMA = {"one-shot": {7: 18, 8: 16, 9: 14, 10: 13, 11: 12},
                      "recompute": {10: 13, 11: 12}}
 # attention_backward(2, 1) (56 vertices, the first seed's instance): inputs plus outputs is 18,
-# reached from M = 13 on (ENDPOINT_CELLS); one above it at M = 12 in one-shot.
+# reached from M = 13 on (ENDPOINT_CELLS); one above it at M = 12 in one-shot, three at M = 11.
 BACKWARD = "attention-backward-2x1-optima"
-BACKWARD_21_OPTIMA = {"one-shot": {12: 19}}
+BACKWARD_21_OPTIMA = {"one-shot": {11: 21, 12: 19}}
 # sparse_forward(causal 3, 1) (36 vertices): inputs plus outputs is 12; every one-shot M is
 # settled (M = 3 and 4 since the rows share their inputs' cost in the abstraction bound); M = 5
 # in recompute is [15, 16] after 60 s, M = 3 and 4 open in recompute.
@@ -103,40 +103,41 @@ CLAIMS = [
     Claim(
         id=FORWARD_31,
         title="Exact optima of attention_forward(3, 1) at large M",
-        statement="attention_forward(3, 1) (51 vertices): the one-shot optimum is 16 at M = 8, "
-                  "14 at M = 9 and 13 at M = 10; the recompute optimum at M = 10 is 13 too; "
+        statement="attention_forward(3, 1) (51 vertices): the one-shot optimum is 18 at M = 7, "
+                  "16 at M = 8, 14 at M = 9 and 13 at M = 10; the recompute optimum at M = 10 is 13 too; "
                   "from M = 11 on the optimum is 12 (inputs plus outputs) in both variants.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="one-shot",
         notes="From M = 11 on: the optimum never rises with M and is never below inputs plus "
-              "outputs, so M = 11 settles every larger M. M = 8 one-shot takes about 35 s and "
-              "M = 10 recompute about 29 s. `pebble` proves 14 at M = 9 in recompute in 108 s, "
-              "too close to the check's budget to be checked here. At M = 7 in one-shot `pebble` "
-              "on two cores proves 18 in 87 s (one process: [17, 22] after 120 s), and at "
-              "M = 6 the bracket is [20, 26] after 600 s (docs/performance.md).",
+              "outputs, so M = 11 settles every larger M. M = 7 one-shot takes about 30 s, "
+              "M = 8 one-shot about 10 s and M = 10 recompute about 29 s, in one process. "
+              "`pebble` proves 14 at M = 9 in recompute in 108 s, too close to the check's "
+              "budget to be checked here. At M = 6 in one-shot `pebble` on two cores proves "
+              "21 in 170 s, and at M = 5 the bracket is [25, 30] after 600 s "
+              "(docs/performance.md).",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
-                              FORWARD_31_OPTIMA, frozenset({("one-shot", 8),
+                              FORWARD_31_OPTIMA, frozenset({("one-shot", 7), ("one-shot", 8),
                                                             ("recompute", 10)})),
     ),
     Claim(
         id=BACKWARD,
-        title="The exact one-shot optimum of attention_backward(2, 1) one below its endpoint",
+        title="Exact one-shot optima of attention_backward(2, 1) just below its endpoint",
         statement="attention_backward(2, 1) (56 vertices, the backward pass of two query rows "
-                  "at d = 1): at M = 12 the one-shot optimum is 19, one more than its inputs "
-                  "plus outputs (18), which it needs from M = 13 on in both variants "
-                  "(frontier-inputs-plus-outputs).",
+                  "at d = 1): the one-shot optimum is 21 at M = 11, and 19 at M = 12, one "
+                  "more than its inputs plus outputs (18), which it needs from M = 13 on in "
+                  "both variants (frontier-inputs-plus-outputs).",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="one-shot",
-        notes="The first cell of the backward instance of the first seed above its trivial "
-              "bound. In recompute at M = 12 `pebble` proves 19 too, in 446 s (it counts the "
-              "loads it owes to the vertices it stored), past the check's budget. "
-              "In one-shot `pebble` proves 21 at M = 11 (284 s) and 22 at M = 10 (379 s), "
-              "past the check's budget; at M = 9 the bracket is [22, 28] after 600 s "
-              "(docs/performance.md).",
+        notes="The first cells of the backward instance of the first seed above its trivial "
+              "bound; M = 11 takes about 40 s in one process. In recompute at M = 12 `pebble` "
+              "proves 19 too, in 446 s (it counts the loads it owes to the vertices it "
+              "stored), past the check's budget. In one-shot `pebble` proves 22 at M = 10 "
+              "(126 s) and 23 at M = 9 (188 s), past the check's budget; at M = 8 the "
+              "bracket is [24, 32] after 600 s (docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
-                              BACKWARD_21_OPTIMA),
+                              BACKWARD_21_OPTIMA, frozenset({("one-shot", 11)})),
     ),
     Claim(
         id=SPARSE,

@@ -22,14 +22,21 @@ as one stored can finish another); delete every red vertex that is then GARBAGE 
 not live; one-shot: no output without blue, and no successor from which an output is
 reachable left to compute).  Its cost is the loads plus the stores; afterwards F is
 (F \\ P \\ evicted \\ garbage) + c, and in recompute O is (O \\ loaded) + (stored \\ outputs).
-The NORMAL FORM theorem (proved in ``ioverify.game.exhaustive``, N1-N15, and restated in
+In one-shot, when |R| < M, a vertex c is EAGER if an output is reachable from it, it is not
+computed, its predecessors are all red, and one of them, p, has no successor other than c
+from which an output is reachable left to compute, and is either without blue and no
+output, or blue while c is an output; where eager vertices exist, the blocks from the
+configuration are the block of the first eager vertex in vertex order alone.
+The NORMAL FORM theorem (proved in ``ioverify.game.exhaustive``, N1-N16, and restated in
 docs/explanation/proofs.md): if some complete schedule costs q, then some schedule of
 I/O <= q is a sequence of blocks from the start (R, F, C empty, B the inputs) followed by
 stores of outputs, the configuration before those stores has every output red or blue (a
 GOAL), and the configurations before it do not; in recompute, moreover, every vertex it stores
 that is no output it loads again later, it loads no vertex from which no output without blue
-is reachable, and it owes nothing at its goal.  That theorem is what this checker relies on;
-everything else it derives.
+is reachable, and it owes nothing at its goal.  In one-shot, moreover (N16): if such a
+schedule reaches a configuration between its blocks where a vertex c is eager, some schedule
+with the same blocks up to there, continuing with the block of c, is one too.  That theorem is
+what this checker relies on; everything else it derives.
 
 LOWER(R, B, C), the transfers every legal continuation needs: the outputs without blue need a
 store each; let MUST be the outputs with neither pebble and, recursively, the predecessors with
@@ -63,7 +70,11 @@ normal-form one, blocks from s_0 = start to a goal s_m (w_i the cost of block i)
 stores, of I/O Q <= q.  Claim: for every i, some image t_i(s_i) of s_i under a composition t_i
 of listed automorphisms is listed with g <= w_0 + ... + w_(i-1).  For i = 0 by (1), unless
 LOWER(start) >= BELOW > Q, impossible.  Step: an automorphism maps blocks to blocks of the same
-cost (the definition above uses only predecessors, inputs, outputs and M), so t_i maps block i
+cost, and eager vertices to eager vertices (the definitions above use only predecessors,
+inputs, outputs and M).  If t_i(s_i) has an eager vertex, its first e is the image of an
+eager vertex of s_i, and by the theorem the schedule may be taken to continue from s_i with
+that vertex's block, keeping its blocks up to s_i and I/O <= q (in one-shot a schedule has
+one block per vertex computed, so this happens at most once per block).  So t_i maps block i
 to a block from the listed t_i(s_i), which (3) checked: either an image of t_i(s_i+1) is listed
 with g <= the prefix (the claim for i + 1), or prefix + LOWER(s_(i+1)) >= BELOW (LOWER is the
 same on every image), and since LOWER never exceeds what the rest of the schedule pays,
@@ -179,7 +190,8 @@ class _Game:
         # live vertices (recompute); the outputs and the red vertices with a successor, from
         # which an output is reachable, left to compute (one-shot).
         stores = self._needed(red, blue, computed)
-        for c in self.computable:
+        eager = self._eager(red, blue, computed) if self.one_shot and size < memory else None
+        for c in self.computable if eager is None else (eager,):
             bit = 1 << c
             if red & bit or (computed & bit if self.one_shot else not stores >> c & 1):
                 continue
@@ -209,6 +221,22 @@ class _Game:
                     yield self._collected(loads + stored.bit_count(), c, nred & ~gone,
                                           blue | stored, nfresh & ~gone,
                                           ncomputed | stored & ~self.outputs)
+
+    def _eager(self, red: int, blue: int, computed: int) -> int | None:
+        """One-shot, |R| < M: the first EAGER vertex (module docstring), or None."""
+        for c in self.computable:
+            bit = 1 << c
+            if computed & bit or self.preds[c] & ~red:
+                continue
+            for p in _bits(self.preds[c]):
+                if self.succs[p] & ~computed != bit:
+                    continue  # c is not its last successor left to compute
+                if blue >> p & 1:
+                    if self.outputs >> c & 1:
+                        return c
+                elif not self.outputs >> p & 1:
+                    return c
+        return None
 
     def _collected(self, cost, c, red, blue, fresh, computed):
         """The block's end: the FINISHED outputs are stored, then every red vertex that is

@@ -131,7 +131,7 @@ RELIES_ON = {
     "partition-lemma": "Z3 answered unsat for every 2M-partition with fewer parts "
                        "(Hong-Kung Lemma 3.1 turns the part count into the bound)",
     "symbolic-proof": "the SymPy or Z3 arithmetic proof of the fact",
-    "search-certificate": "the normal form of the exhaustive search (N1-N15 of "
+    "search-certificate": "the normal form of the exhaustive search (N1-N16 of "
                           "ioverify.game.exhaustive, a proof on paper restated in "
                           "docs/explanation/proofs.md): some optimal schedule is a sequence of "
                           "the blocks the checker enumerates",

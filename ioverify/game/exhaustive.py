@@ -148,6 +148,42 @@ search, which covers every normal-form schedule, finds the optimum.
      with every output red or blue is a goal (N7) only when nothing is owed: a schedule of
      least I/O ends there by storing the outputs, so it owes nothing there.  The count
      (``_Search.heuristic``) charges each owed load at once.
+(N16) Eager computes (one-shot, the game itself).  At a configuration X = (R, B, C) between
+     blocks with |R| < M, call a vertex c EAGER when it is useful, not computed, all its
+     predecessors are red, and one predecessor p has c as its only useful successor not
+     computed and is either without blue and no output, or blue while c is an output.  Then
+     for every legal completion s from X there is one s' from X that first computes c, with
+     no more I/O and the same computes.  Take s with the fewest computes (so, by N1, it
+     computes each useful vertex not computed once and nothing else): it computes c at some
+     t, and before t no move of s uses p as a predecessor (c is its only useful successor
+     left) and none touches c (not computed, so without pebbles, N12).  Let s' compute c at
+     once (room: |R| < M) and delete p, then play s with every move on p before t made on c
+     instead (c is red, or blue, in s' exactly when p is in s: the red sets have the same
+     size), leave out s's compute of c and every move on p after t (nothing needs p then:
+     not red it is no output without blue) and every store of a vertex already blue.  If p
+     has no blue, s stores p before t exactly when s' stores c, for the same cost.  If p is
+     blue and c an output, s may delete p and load it again before t, which s' can follow
+     only by storing c before its first such delete: one store more, and one fewer at the
+     end, where s must store the output c and s' finds it blue.  Every move is legal (a
+     compute that needed p needed it at t only), capacity holds, the outputs end blue.  Now
+     take the normal form of an optimal schedule with the fewest computes that, among
+     those, follows the rule longest: at each configuration between its blocks where an
+     eager vertex exists, its next block computes one.  If it broke the rule at a
+     configuration X, the rewriting of its rest from X gives a schedule of the same I/O and
+     computes, and the rewritings N2-N14, which change a schedule only where it is not yet
+     in their form and leave every choice they make (the evictions of N4 and N14) to be made
+     as the schedule made it, keep its blocks up to X and the block of c, which evicts and
+     loads nothing (N4: no room is lacking): it follows the rule longer, a contradiction.
+     So at a configuration with an eager vertex the search takes only that block, for ONE
+     eager vertex, whichever it is (the argument holds for each, so for any choice made as
+     a function of the configuration): the least in vertex order (``_Search._eager``) of the
+     configuration it expands, which under N8 is the image of one eager vertex of each
+     configuration of its orbit.  The configurations stored are fewer (attention_forward(3,1) at
+     M = 8: 2,468,146 to 867,353), and the searches that prove less than the optimum (a
+     level, a ``below``) prove a bound on schedules of this form, which some optimal
+     schedule has.  In recompute c may be computed again and p with it, and the
+     rewriting fails; the restricted games of the abstraction bound (N9) are left as they
+     were.
 
 A move of the search is therefore a *block* for a vertex c that is not red (and, in recompute,
 live): evict a set E of |R| + |P \\ R| + 1 - M (or no) vertices outside P, storing, in
@@ -174,7 +210,7 @@ from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant
                                  infeasibility, require_variant)
 from ioverify.dag import symmetry
 
-# The variants this search implements (the normal form N1-N15 is proved for these); any other is
+# The variants this search implements (the normal form N1-N16 is proved for these); any other is
 # refused with UnsupportedVariant.
 IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
@@ -224,7 +260,7 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
                        deadline: float | None = None, bound=None,
                        keep_closed: bool = False) -> SearchResult:
     """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
-    ``Variant``), by A* over configurations (module docstring: normal form N1-N15, heuristic in
+    ``Variant``), by A* over configurations (module docstring: normal form N1-N16, heuristic in
     ``_Search.heuristic``).
 
     ``below``: look only for schedules of I/O < below (proving that none exists is often far
@@ -404,7 +440,7 @@ def _bits(mask: int):
 
 
 class _Search:
-    """A* over normal-form configurations at block boundaries; module docstring: N1-N15."""
+    """A* over normal-form configurations at block boundaries; module docstring: N1-N16."""
 
     def __init__(self, dag: DAG, memory: int, variant: Variant, deadline: float | None = None,
                  part: int | None = None, bound=None, weights: tuple[int, dict] | None = None):
@@ -454,6 +490,7 @@ class _Search:
         if weights is not None and part is None:
             raise InternalError("exhaustive search: weights are for restricted games only")
         self.cost_of = int.bit_count if weights is None else _weighted_count(*weights)
+        self.eager = self.at_most_once and part is None  # N16: the game itself, one-shot
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
         self.trivial_memo: dict[int, float] = {}  # with ``bound``: the count alone (``_trivial``)
         self.keep_closed = False  # ``run`` keeps the closed keys with their g in ``closed``
@@ -659,7 +696,12 @@ class _Search:
         stale_finished, stale_spent = self.spent(red, blue, computed) if start else (0, 0)
         pending = self.output_mask & ~blue
         budget -= cost_of(pending)  # an output stored in the block leaves the second term
-        for c in self.computable:
+        vertices = self.computable
+        if self.eager and size < memory:
+            eager = self._eager(red, blue, computed)
+            if eager is not None:  # N16: that block alone
+                vertices = (eager,)
+        for c in vertices:
             bit = 1 << c
             if red & bit or (computed >> c & 1 if once else not live >> c & 1):
                 continue
@@ -729,6 +771,23 @@ class _Search:
                         fin, drop = finished, spent & ~gone
                     yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop, nblue | fin,
                            nfresh & ~gone & ~drop, ncomputed, (c, gone, stored, fin, drop))
+
+    def _eager(self, red: int, blue: int, computed: int) -> int | None:
+        """N16 (one-shot, with room for one more red vertex): the least EAGER vertex, or None:
+        useful, not computed, its predecessors red, one of them p with no other useful
+        successor left to compute and either without blue and no output, or blue while the
+        vertex is an output."""
+        succs, outputs = self.useful_succs, self.output_mask
+        for c in self.computable:
+            bit = 1 << c
+            preds = self.pred_mask[c]
+            if computed & bit or preds & ~red:
+                continue
+            wanted = ~blue & ~outputs | (blue if outputs & bit else 0)
+            for p in _bits(preds & wanted):
+                if succs[p] & ~computed == bit:
+                    return c
+        return None
 
     def _loads_at_least(self, stores: int, red: int, owed: int, blue: int, pending: int,
                         cap: float) -> float:
@@ -859,8 +918,9 @@ class _Search:
         A configuration packs red | blue << n | fresh << 2n | computed << 3n (computed:
         one-shot; in recompute O, the owed loads, N15); ``info[key] = (g, parent key, block,
         h, configuration)``, the configuration as reached, which is the one expanded.  The key
-        is its canonical form (N8), or, with a group of LAZY_GROUP automorphisms or more, the configuration itself,
-        made canonical only when it is popped: most stored configurations are never popped
+        is its canonical form (N8), or, with a group of LAZY_GROUP automorphisms or more, the
+        configuration itself, made canonical only when it is popped: most stored
+        configurations are never popped
         (attention_forward(2,2), 15 automorphisms, at M = 8: 6,735 of 539,934), so this makes
         far fewer canonical keys, at the price of storing images of one configuration apart
         (1.4 times the configurations there; with 3 automorphisms, approximate_attention(2,1,2)
