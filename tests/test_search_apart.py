@@ -162,7 +162,10 @@ def test_a_signal_ends_the_command_and_its_child(tmp_path, name):
     before = set(_children_alive())
     command = subprocess.Popen([sys.executable, "-m", "ioverify", "pebble", str(path), "-M", "3",
                                 "--timeout", "120", "--jobs", "2"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               # SIGINT as at a terminal even where the tests run with it
+                               # ignored (a background job)
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     start = time.monotonic()
     while not set(_children_alive()) - before and time.monotonic() < start + 60:
         time.sleep(0.2)
