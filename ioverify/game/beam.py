@@ -12,6 +12,7 @@ trusted: every schedule is replayed by ``ioverify.game.replay`` before it is ret
 
 from __future__ import annotations
 
+import heapq
 import time
 
 from ioverify._check import integer, positive
@@ -90,7 +91,7 @@ class _Beam:
             children: dict[int, tuple[float, float]] = {}  # key -> (f, h)
             for key in layer:
                 g = info[key][0]
-                if self._goal(key):
+                if search.goal(key):
                     cost = g + info[key][3]  # N7: the stores left, h exact at a goal
                     if cost < limit:
                         best, limit = key, cost
@@ -98,17 +99,11 @@ class _Beam:
                 if self._out():
                     break
                 self._children(key, info, limit, children, done)
-            ranked = sorted(children, key=children.__getitem__)[:width]
+            ranked = heapq.nsmallest(width, children, key=children.__getitem__)
             layer = [nkey for nkey in ranked if children[nkey][0] < limit]
         if best is None:
             return None
         return search._schedule(best, info), limit
-
-    def _goal(self, key: int) -> bool:
-        search = self.search
-        n, full = search.n, search.full
-        return (search.output_mask & ~(key | key >> n) & full == 0
-                and (search.at_most_once or not key >> 3 * n))
 
     def _out(self) -> bool:
         """True (and ``stopped``) once the budget or the time is out."""

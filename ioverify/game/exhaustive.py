@@ -930,7 +930,7 @@ class _Search:
         closing the orbit with it is right; the first goal popped (N7) is optimal: every state
         left in the queue has f = g + h >= its f, and h is exact at a goal.  A run stopped
         early has proved the f it reached."""
-        n, full = self.n, self.full
+        n = self.n
         if deadline is not None and time.monotonic() > deadline:  # h0 costs 1.5 s on 10^5 vertices
             return None, 0, "deadline reached", None
         red0, blue0, computed0 = (0, self.input_mask, 0) if start_state is None else start_state
@@ -971,9 +971,7 @@ class _Search:
             closed[orbit] = info[key][0]
             if deadline is not None and time.monotonic() > deadline:
                 return None, len(info), "deadline reached", queue.f
-            # N7: a goal; N15: none owed (else no completion is minimal)
-            if (self.output_mask & ~(key | key >> n) & full == 0
-                    and (self.at_most_once or not key >> 3 * n)):
+            if self.goal(key):
                 found = self._schedule(key, info) if start_state is None else _path(key, info)
                 return (queue.f, found), len(info), "", queue.f
             if known and self.pack(key) in known:  # a terminal: its optimum is known
@@ -984,6 +982,13 @@ class _Search:
                 return None, len(info), "deadline reached", queue.f
             if self.cap is not None and len(info) > self.cap:
                 return None, len(info), f"state budget of {self.cap} states exhausted", queue.f
+
+    def goal(self, key: int) -> bool:
+        """Whether a search key is a GOAL: every output red or blue (N7) and, in recompute,
+        no load owed (N15: else no completion is minimal)."""
+        n = self.n
+        return (self.output_mask & ~(key | key >> n) & self.full == 0
+                and (self.at_most_once or not key >> 3 * n))
 
     def pack(self, key: int) -> int:
         """The configuration of a search key (red | blue << n | fresh << 2n | computed << 3n)

@@ -604,9 +604,10 @@ def _beam(st: _State, claim: int | None) -> None:
     lower bound."""
     if st.out_of_time():
         return
-    st.report(f"beam search in {st.variant.name} below {_below(st, claim)}")
+    below = _below(st, claim)
+    st.report(f"beam search in {st.variant.name} below {below}")
     with _share(st, BEAM_SHARE):
-        found = beam_schedule(st.dag, st.memory, st.variant, below=_below(st, claim),
+        found = beam_schedule(st.dag, st.memory, st.variant, below=below,
                               max_successors=BEAM_SUCCESSORS if st.deadline is None else None,
                               deadline=st.deadline)
     if found is not None and found.io < st.upper:
