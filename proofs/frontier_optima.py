@@ -28,9 +28,9 @@ APPROXIMATE_OPTIMA = {3: 23, 4: 14, 5: 11, 6: 8}
 DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
                    "recompute": {3: 15, 4: 9, 5: 5, 6: 4}}
 # approximate_attention(2, 1, 2) (37 vertices, the smallest degree-2 instance with two query
-# rows): inputs plus outputs is 8; below M = 5 in one-shot and M = 7 in recompute only brackets
+# rows): inputs plus outputs is 8; below M = 4 in one-shot and M = 7 in recompute only brackets
 # are proved (docs/performance.md).
-DEGREE_2_ROWS_OPTIMA = {"one-shot": {5: 20, 6: 17, 7: 13, 8: 10, 9: 9, 10: 8},
+DEGREE_2_ROWS_OPTIMA = {"one-shot": {4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9: 9, 10: 8},
                         "recompute": {7: 10, 8: 9, 9: 8}}
 
 
@@ -41,14 +41,15 @@ FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 1
 
 # attention_forward(3, 1) (51 vertices): inputs plus outputs is 12.
 FORWARD_31_OPTIMA = {"one-shot": {7: 18, 8: 16, 9: 14, 10: 13, 11: 12},
-                     "recompute": {10: 13, 11: 12}}
+                     "recompute": {9: 14, 10: 13, 11: 12}}
 # attention_backward(2, 1) (56 vertices, the first seed's instance): inputs plus outputs is 18,
 # reached from M = 13 on (ENDPOINT_CELLS); one above it at M = 12 in one-shot, three at M = 11.
 BACKWARD = "attention-backward-2x1-optima"
 BACKWARD_21_OPTIMA = {"one-shot": {11: 21, 12: 19}}
 # sparse_forward(causal 3, 1) (36 vertices): inputs plus outputs is 12; every one-shot M is
-# settled (M = 3 and 4 since the rows share their inputs' cost in the abstraction bound); M = 5
-# in recompute is [15, 16] after 60 s, M = 3 and 4 open in recompute.
+# settled (M = 3 and 4 since the rows share their inputs' cost in the abstraction bound); in
+# recompute M = 4 is 21 (`pebble` on two processes, 54 s; 93 s in one, too close to the
+# check's budget for a checked cell), M = 3 open.
 SPARSE_OPTIMA = {"one-shot": {3: 35, 4: 21, 5: 16, 6: 14, 7: 13, 8: 12},
                  "recompute": {5: 16, 6: 14, 7: 13, 8: 12}}
 # The largest frontier instances at the M where ``pebble`` proves them at inputs plus outputs
@@ -92,10 +93,10 @@ CLAIMS = [
               "about 12 s each but M = 4 (about 34 s: the search with the rows' shared-cost "
               "bound, whose rows answer from one another's restricted searches), M = 8 "
               "recompute about 20 s and M = 5 recompute about 20 s (the search counting the "
-              "loads it owes to the vertices it stored); M = 6 and 7 in recompute about 50 s "
-              "each (the exhaustive search with nine tenths of the time past 24 compute "
-              "steps). At M = 3 and 4 in recompute only brackets are proved, [46, 52] and "
-              "[28, 38] (docs/performance.md).",
+              "loads it owes to the vertices it stored); M = 6 and 7 in recompute about 40 s "
+              "and 36 s in one process (one count per eviction class: about 50 s each "
+              "before). At M = 3 and 4 in recompute only brackets are proved, [46, 52] and "
+              "[28, 36] (docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
                               FORWARD_22_OPTIMA, frozenset({("recompute", 8), ("recompute", 5),
                                                             ("recompute", 6), ("recompute", 7),
@@ -105,20 +106,23 @@ CLAIMS = [
         id=FORWARD_31,
         title="Exact optima of attention_forward(3, 1) at large M",
         statement="attention_forward(3, 1) (51 vertices): the one-shot optimum is 18 at M = 7, "
-                  "16 at M = 8, 14 at M = 9 and 13 at M = 10; the recompute optimum at M = 10 is 13 too; "
+                  "16 at M = 8, 14 at M = 9 and 13 at M = 10; the recompute optima at M = 9 and 10 "
+                  "are 14 and 13 too; "
                   "from M = 11 on the optimum is 12 (inputs plus outputs) in both variants.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="one-shot",
         notes="From M = 11 on: the optimum never rises with M and is never below inputs plus "
               "outputs, so M = 11 settles every larger M. M = 7 one-shot takes about 30 s, "
-              "M = 8 one-shot about 10 s and M = 10 recompute about 29 s, in one process. "
-              "`pebble` proves 14 at M = 9 in recompute in 108 s, too close to the check's "
-              "budget to be checked here. At M = 6 in one-shot `pebble` on two cores proves "
+              "M = 8 one-shot about 10 s, M = 9 recompute about 30 s (108 s on two "
+              "processes before the recompute blocks shared one count per eviction class) and "
+              "M = 10 recompute about 29 s, in one process. At M = 6 in one-shot `pebble` on "
+              "two cores proves "
               "21 in 170 s, and at M = 5 the bracket is [25, 27] after 600 s "
               "(docs/performance.md).",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
                               FORWARD_31_OPTIMA, frozenset({("one-shot", 7), ("one-shot", 8),
+                                                            ("recompute", 9),
                                                             ("recompute", 10)})),
     ),
     Claim(
@@ -228,10 +232,10 @@ CLAIMS = [
     ),
     Claim(
         id=DEGREE_2_ROWS,
-        title="Exact optima of approximate_attention(2, 1, 2) from M = 5 in one-shot and "
+        title="Exact optima of approximate_attention(2, 1, 2) from M = 4 in one-shot and "
               "M = 7 in recompute: recomputation pays",
         statement="approximate_attention(2, 1, 2) (37 vertices, two query rows, degree 2): "
-                  "one-shot optima M=5: 20, M=6: 17, M=7: 13, M=8: 10, M=9: 9, M=10: 8; "
+                  "one-shot optima M=4: 26, M=5: 20, M=6: 17, M=7: 13, M=8: 10, M=9: 9, M=10: 8; "
                   "recompute optima M=7: "
                   "10, M=8: 9, M=9: 8 (inputs plus outputs, so at every larger M in both "
                   "variants): recomputing saves 3 transfers at M = 7 and 1 at M = 8 and 9.",
@@ -248,10 +252,12 @@ CLAIMS = [
               "below it (with the greedy schedule's 27 and 21 as its limit it proved "
               "[19, 27] and [16, 21] in 60 s). Recomputing pays at M = 6 too: a replayed "
               "recompute schedule costs 15, two below the one-shot optimum (measured, not a "
-              "checked cell). Below those M only brackets are proved (docs/performance.md).",
+              "checked cell). The one-shot cell at M = 4 takes about 75 s in one process "
+              "(the beams find 26, and the search below it stores what A* must close). "
+              "Below those M only brackets are proved (docs/performance.md).",
         obligations=_searches(DEGREE_2_ROWS, "approximate-attention",
                               {"n": 2, "d": 1, "degree": 2}, DEGREE_2_ROWS_OPTIMA,
-                              frozenset({("recompute", 7), ("one-shot", 5),
-                                         ("one-shot", 6)})),
+                              frozenset({("recompute", 7), ("one-shot", 4),
+                                         ("one-shot", 5), ("one-shot", 6)})),
     ),
 ]

@@ -312,6 +312,46 @@ def _budget_cuts_only_out_of_reach(data):
         _, red, blue, fresh, computed, _ = data.draw(st.sampled_from(every))
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_an_evictions_count_depends_only_on_the_vertices_it_may_not_store(data):
+    """``blocks`` (recompute) reuses the count after one eviction for every other eviction
+    for the same vertex that takes the same vertices out of the family's red set (those it
+    may not store), and the family's own count when it takes none out: along random walks,
+    the counts ``_loads_at_least`` gives for such evictions are equal."""
+    from itertools import combinations
+
+    dag = data.draw(dags(max_vertices=8, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=1))
+    search = exhaustive._Search(dag, memory, exhaustive.require_variant("recompute",
+                                                                         {"recompute"}, "t"))
+    red, blue, fresh, owed = 0, search.input_mask, 0, 0
+    for step in range(data.draw(st.integers(0, 8))):
+        live, pending = search.live(blue), search.output_mask & ~blue
+        for c in search.computable:
+            preds, bit = search.pred_mask[c], 1 << c
+            missing = preds & ~red
+            if red & bit or not live & bit or missing & ~blue:
+                continue
+            evict = red.bit_count() + missing.bit_count() + 1 - memory
+            if evict <= 0:
+                continue
+            after = red | missing | bit
+            by_leaving = {0: search._loads_at_least(red & ~blue, after, owed, blue, pending,
+                                                    exhaustive.INFINITY)}
+            for chosen in combinations(exhaustive._bit_list(red & ~preds & ~(fresh & blue)),
+                                       evict):
+                gone = sum(chosen)
+                stores = gone & ~blue & (fresh | live)  # forced and optional, as ``blocks``
+                count = search._loads_at_least(stores, after & ~gone, owed, blue, pending,
+                                               exhaustive.INFINITY)
+                assert by_leaving.setdefault(gone & ~stores, count) == count, (c, gone)
+        every = list(search.blocks(red, blue, fresh, owed, step == 0))
+        if not every:
+            break
+        _, red, blue, fresh, owed, _ = data.draw(st.sampled_from(every))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_the_trivial_count_a_layer_at_a_time_is_the_walk(data):

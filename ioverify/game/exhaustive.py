@@ -727,10 +727,14 @@ class _Search:
             # Every eviction's family at once (``_loads_at_least``: red after any of them is
             # within red before it, and its stores within red; 46 vertices, M = 7, below 20:
             # 78 s -> 52 s).
-            if counted and least + self._loads_at_least(red & ~blue, red | missing | bit,
-                                                        computed, blue, pending,
-                                                        budget - least) >= budget:
-                continue
+            if counted:
+                family = self._loads_at_least(red & ~blue, red | missing | bit, computed, blue,
+                                              pending, budget - least)
+                if least + family >= budget:
+                    continue
+                # below its cap, so exact: the count after an eviction that leaves no vertex
+                # out of the red set it assumes (``_loads_at_least`` by what leaves it)
+                counts = {0: (family, True)}
             for chosen in combinations(_bit_list(red & ~preds & ~kept), evict):
                 gone = sum(chosen)
                 nred = (red & ~gone) | missing | bit
@@ -752,8 +756,19 @@ class _Search:
                 # the loads that every choice of stores still needs (cheaper than a count per
                 # choice: attention_forward(2,2), M = 7, below 20, 102 s -> 78 s)
                 if counted:
-                    floor += self._loads_at_least(forced | optional, nred, computed, blue,
-                                                  pending, budget - floor)
+                    # An eviction's count depends only on what it takes out of the family's
+                    # red set, red | missing | c | O: the evicted vertices it may not store
+                    # (with blue, or dead and not fresh).  The ones it may store stay red there
+                    # and turn blue, which changes nothing for a red vertex, and the outputs
+                    # left to store are those without blue outside that set either way.
+                    leaving = gone & ~forced & ~optional
+                    known, exact = counts.get(leaving, (0, False))
+                    if not exact and known < budget - floor:  # at or past a cap: a bound
+                        cap = budget - floor
+                        known = self._loads_at_least(forced | optional, nred, computed, blue,
+                                                     pending, cap)
+                        counts[leaving] = known, known < cap
+                    floor += known
                     if floor >= budget:
                         continue
                 for extra in _submasks(optional):

@@ -18,7 +18,7 @@
 3. **The exhaustive search first**: ``ioverify.game.exhaustive.exhaustive_optimum``, a
    configuration search over a proved normal form, horizon-free, in the verdict's variant, asked
    below the best known I/O, with a share of the time (a third for one-shot, half for
-   recompute; two thirds and nine tenths past Z3_PROVES_UP_TO_STEPS compute steps) and a
+   recompute; nine tenths and nineteen twentieths past Z3_PROVES_UP_TO_STEPS compute steps) and a
    state cap (with the abstraction bound, a search with it and one without share both,
    ``_race``, or each has a core with ``processes=2``, ``ioverify.search.apart``).  When it
    finishes its answer is a proof in either variant (evidence ``exhaustive-search``); when it
@@ -427,15 +427,22 @@ EXHAUSTIVE_SHARE = {True: 1 / 3, False: 1 / 2}
 # attention_forward(2,2), 34 steps, every M; docs/performance.md; at 18 steps they prove
 # attention_forward(2,1) in seconds), so there the exhaustive search, which proves every level
 # it closes, takes the larger share, LARGE_EXHAUSTIVE_SHARE, and the Z3 searches keep the rest
-# for the upper bounds they find.  In one-shot they do find some (approximate_attention(2,1,2)
-# at M = 3, 60 s: 53 -> 51 after the exhaustive search).  In recompute the Z3 search after the
+# for the upper bounds they find.  In one-shot they found some (approximate_attention(2,1,2)
+# at M = 3, 60 s: 53 -> 51 after the exhaustive search) until the beam searches (``_beam``)
+# found better ones first (44 there): at 120 s, 2/3 against 0.9 of the time gave the same
+# upper ends on matmul(3,3,3) at M = 9 and 12, attention_forward(3,1) at M = 4 and
+# attention_backward(2,1) at M = 5, and the lower end rose in the last (29 -> 30), while
+# approximate_attention(2,1,2) at M = 4 is proved (26) in 54 s with 0.9 and not within 60 s
+# with 2/3 (docs/performance.md).  In recompute the Z3 search after the
 # exhaustive one neither proved nor found a cheaper schedule in any of the nine open cells of
 # up to 46 vertices measured at 60 s (approximate_attention(2,1,2) at M = 3..6,
 # sparse_forward(causal 3,1) at M = 3, attention_forward(2,2) at M = 3, 4, 6, 7;
 # docs/performance.md), while with 0.9 of the time instead of 3/4 the exhaustive search
-# settles attention_forward(2,2) at M = 6 and 7: so 0.9.
+# settles attention_forward(2,2) at M = 6 and 7, and with 0.95 instead of 0.9
+# sparse_forward(causal 3,1) at M = 4 (53 s, after the counts shared per eviction class in
+# ``_Search.blocks``): so 0.95.
 Z3_PROVES_UP_TO_STEPS = 24
-LARGE_EXHAUSTIVE_SHARE = {True: 2 / 3, False: 0.9}
+LARGE_EXHAUSTIVE_SHARE = {True: 0.9, False: 0.95}
 EXHAUSTIVE_MAX_STATES = 2_000_000  # about 0.5 GiB of configurations; past it, Z3 takes over
 EXHAUSTIVE_ONLY_MAX_STATES = 20_000_000  # method="exhaustive", or past 24 steps: about 5 GiB
 
@@ -590,8 +597,10 @@ def _exhaustive(st: _State, claim: int | None, share: float | None = None):
 # the time left; without one, at most this many successors (a work budget, the same on every
 # machine: about 5 s here in one-shot).  A cap with a timeout would cut the widest beams of
 # the largest cells (attention_backward(2,1) at M = 8, one-shot, 600 s: 30 at width 64, and
-# width 256, which finds 26, needs 933,282 successors more).
-BEAM_SHARE = 1 / 10
+# width 256, which finds 26, needs 933,282 successors more).  A sixth, not a tenth: in the
+# recompute route's one-shot sub-search of approximate_attention(2,1,2) at M = 5 (30 s of 60),
+# width 1,024 finds the optimum 20 after 3.3 s of beams, and a tenth (3 s) stopped it at 21.
+BEAM_SHARE = 1 / 6
 BEAM_SUCCESSORS = 1_000_000
 
 
