@@ -732,8 +732,9 @@ class _Search:
                                               pending, budget - least)
                 if least + family >= budget:
                     continue
-                # below its cap, so exact: the count after an eviction that leaves no vertex
-                # out of the red set it assumes (``_loads_at_least`` by what leaves it)
+                # Exact (below its cap), and the count of every eviction below that takes no
+                # vertex out of the red set it assumes: counts by what an eviction takes out,
+                # each with whether it is exact or only a bound at its cap.
                 counts = {0: (family, True)}
             for chosen in combinations(_bit_list(red & ~preds & ~kept), evict):
                 gone = sum(chosen)
