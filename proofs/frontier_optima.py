@@ -28,9 +28,9 @@ APPROXIMATE_OPTIMA = {3: 23, 4: 14, 5: 11, 6: 8}
 DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
                    "recompute": {3: 15, 4: 9, 5: 5, 6: 4}}
 # approximate_attention(2, 1, 2) (37 vertices, the smallest degree-2 instance with two query
-# rows): inputs plus outputs is 8; below M = 4 in one-shot and M = 7 in recompute only brackets
-# are proved (docs/performance.md).
-DEGREE_2_ROWS_OPTIMA = {"one-shot": {4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9: 9, 10: 8},
+# rows): inputs plus outputs is 8; the whole one-shot curve (M = 3 since the search forgets idle
+# blue, N17); below M = 7 in recompute only brackets are proved (docs/performance.md).
+DEGREE_2_ROWS_OPTIMA = {"one-shot": {3: 43, 4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9: 9, 10: 8},
                         "recompute": {7: 10, 8: 9, 9: 8}}
 
 
@@ -116,10 +116,10 @@ CLAIMS = [
               "outputs, so M = 11 settles every larger M. M = 7 one-shot takes about 30 s, "
               "M = 8 one-shot about 10 s, M = 9 recompute about 30 s (108 s on two "
               "processes before the recompute blocks shared one count per eviction class) and "
-              "M = 10 recompute about 29 s, in one process. At M = 6 in one-shot `pebble` on "
-              "two cores proves "
-              "21 in 170 s, and at M = 5 the bracket is [25, 27] after 600 s "
-              "(docs/performance.md).",
+              "M = 10 recompute about 29 s, in one process. In one-shot `pebble` on two "
+              "cores proves 21 at M = 6 (125 s with a 150 s limit; 170 s before the search "
+              "forgot the blue of idle vertices) and 26 at M = 5 (348 s with a 600 s limit; "
+              "[25, 27] after 600 s before), past the check's budget (docs/performance.md).",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
                               FORWARD_31_OPTIMA, frozenset({("one-shot", 7), ("one-shot", 8),
                                                             ("recompute", 9),
@@ -139,7 +139,7 @@ CLAIMS = [
               "bound; M = 11 takes about 40 s in one process. In recompute at M = 12 `pebble` "
               "proves 19 too, in 446 s (it counts the loads it owes to the vertices it "
               "stored), past the check's budget. In one-shot `pebble` proves 22 at M = 10 "
-              "(126 s) and 23 at M = 9 (188 s), past the check's budget; at M = 8 the "
+              "(117 s) and 23 at M = 9 (132 s), past the check's budget; at M = 8 the "
               "bracket is [25, 26] after 600 s (docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
                               BACKWARD_21_OPTIMA, frozenset({("one-shot", 11)})),
@@ -232,11 +232,11 @@ CLAIMS = [
     ),
     Claim(
         id=DEGREE_2_ROWS,
-        title="Exact optima of approximate_attention(2, 1, 2) from M = 4 in one-shot and "
-              "M = 7 in recompute: recomputation pays",
+        title="Exact optima of approximate_attention(2, 1, 2): the whole one-shot curve, and "
+              "M >= 7 in recompute: recomputation pays",
         statement="approximate_attention(2, 1, 2) (37 vertices, two query rows, degree 2): "
-                  "one-shot optima M=4: 26, M=5: 20, M=6: 17, M=7: 13, M=8: 10, M=9: 9, M=10: 8; "
-                  "recompute optima M=7: "
+                  "one-shot optima M=3: 43, M=4: 26, M=5: 20, M=6: 17, M=7: 13, M=8: 10, "
+                  "M=9: 9, M=10: 8; recompute optima M=7: "
                   "10, M=8: 9, M=9: 8 (inputs plus outputs, so at every larger M in both "
                   "variants): recomputing saves 3 transfers at M = 7 and 1 at M = 8 and 9.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
@@ -252,9 +252,11 @@ CLAIMS = [
               "below it (with the greedy schedule's 27 and 21 as its limit it proved "
               "[19, 27] and [16, 21] in 60 s). Recomputing pays at M = 6 too: a replayed "
               "recompute schedule costs 15, two below the one-shot optimum (measured, not a "
-              "checked cell). The one-shot cell at M = 4 takes about 75 s in one process "
-              "(the beams find 26, and the search below it stores what A* must close). "
-              "Below those M only brackets are proved (docs/performance.md).",
+              "checked cell). The one-shot cell at M = 4 takes about 60 s in the check "
+              "(the beams find 26, and the search below it stores what A* must close; 75 s "
+              "on a faster machine before the search forgot the blue of idle vertices), and "
+              "M = 3 about 18 s (only [41, 44] was proved in 60 s before). Below M = 7 in "
+              "recompute only brackets are proved (docs/performance.md).",
         obligations=_searches(DEGREE_2_ROWS, "approximate-attention",
                               {"n": 2, "d": 1, "degree": 2}, DEGREE_2_ROWS_OPTIMA,
                               frozenset({("recompute", 7), ("one-shot", 4),

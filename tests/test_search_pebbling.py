@@ -286,3 +286,33 @@ def test_a_bound_that_stalls_leaves_the_rest_of_the_time_to_the_plain_search(mon
     assert isinstance(verdict, Optimal) and Stalls.calls >= 1
     assert verdict.evidence.kind == "exhaustive-search"
     assert "heuristic" not in verdict.evidence.detail  # proved by the plain search
+
+
+def test_the_kind_with_fewer_restricted_games_has_three_quarters_of_the_bounds_time(
+        monkeypatch):
+    """The start values of the two kinds of parts: the one with fewer distinct restricted
+    games (attention_forward(2,2): the rows sharing their inputs, one game for both rows)
+    first, with FIRST_KIND_SHARE of the time the bound has; the other what is left of it."""
+    from ioverify.dag import attention_forward
+    from ioverify.game import abstraction
+    from ioverify.search import pebbling
+
+    shares = []
+
+    def root(self, dag):
+        now = time.monotonic()
+        shares.append((len(set(self.home)), self.deadline - now))
+        raise pebbling.DeadlineReached("measured only")
+
+    monkeypatch.setattr(abstraction.AbstractionBound, "root", root)
+    dag = attention_forward(2, 2)
+    st = pebbling._State(dag, 3, pebbling.require_variant("recompute", pebbling.IMPLEMENTED,
+                                                          "test"),
+                         0, time.monotonic() + 40.0, None, time.monotonic(), None, 99, 16,
+                         None)
+    assert pebbling._abstraction(st, st.variant) == (None, None)  # no start value: no bound
+    (first_games, first), (second_games, second) = shares
+    assert first_games < second_games
+    whole = 40.0 * pebbling.ABSTRACTION_SHARE[False]
+    assert first == pytest.approx(pebbling.FIRST_KIND_SHARE * whole, rel=0.05)
+    assert second == pytest.approx(whole, rel=0.05)  # what is left: the first stopped at once

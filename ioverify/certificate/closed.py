@@ -57,29 +57,47 @@ each), and counted red from the start they only spare it loads and computes; and
 loads a vertex from which no output without blue is reachable (blue only grows, so that
 stays so).
 
+TWINS.  Call a vertex IDLE in a configuration when it is no input, no output, not red, not
+owed (recompute) and either computed with no successor, from which an output is reachable,
+left to compute (one-shot) or not live (recompute); two configurations are TWINS when they
+differ only in the blue of vertices idle in both (idle reads no blue but the outputs', so this
+is an equivalence, and automorphisms map twins to twins).  Twins have the same blocks, of the
+same costs, to twins; the same eager vertices; the same goal status and outputs without blue;
+and the same LOWER.  For every rule above reads the blue only of outputs, of red vertices (the
+evicted ones, the finished ones, the garbage), of the predecessors of a vertex c not computed
+from which an output is reachable (one-shot) or live (recompute) (the loads of c's block, the
+eager p), and, in LOWER, of the predecessors of MUST vertices, which are not computed (else
+LOWER is INFINITE for both) and reach an output without blue: none of these is idle.  A block
+makes red only c and its predecessors, which were not idle, and owes only what it stores, which
+was red; and an idle vertex stays idle (C and the outputs' blue only grow): so the vertices
+where the twins differed are idle in both results, which are twins.
+
 The CHECK, for the listed configurations L with their numbers g(L):
   (1) the start is listed with g = 0, or LOWER(start) >= BELOW;
   (2) a listed goal (in recompute, owing nothing) has g + (its outputs without blue) >= BELOW;
-  (3) for every other listed L and every block from L of cost w to L': some image of L' under
-      the listed automorphisms is listed with g <= g(L) + w, or g(L) + w + LOWER(L') >= BELOW.
+  (3) for every other listed L and every block from L of cost w to L': some image of L', or of
+      its twin without blue on its idle vertices, under the listed automorphisms is listed with
+      g <= g(L) + w, or g(L) + w + LOWER(L') >= BELOW.
 The listed permutations must each be an automorphism of the DAG (inputs to inputs, outputs to
 outputs, the predecessors of v onto those of its image).
 
 SOUNDNESS.  Suppose a complete schedule costs q < BELOW.  By the normal form theorem there is a
 normal-form one, blocks from s_0 = start to a goal s_m (w_i the cost of block i) and then
-stores, of I/O Q <= q.  Claim: for every i, some image t_i(s_i) of s_i under a composition t_i
-of listed automorphisms is listed with g <= w_0 + ... + w_(i-1).  For i = 0 by (1), unless
-LOWER(start) >= BELOW > Q, impossible.  Step: an automorphism maps blocks to blocks of the same
-cost, and eager vertices to eager vertices (the definitions above use only predecessors,
-inputs, outputs and M).  If t_i(s_i) has an eager vertex, its first e is the image of an
-eager vertex of s_i, and by the theorem the schedule may be taken to continue from s_i with
-that vertex's block, keeping its blocks up to s_i and I/O <= q (in one-shot a schedule has
-one block per vertex computed, so this happens at most once per block).  So t_i maps block i
-to a block from the listed t_i(s_i), which (3) checked: either an image of t_i(s_i+1) is listed
-with g <= the prefix (the claim for i + 1), or prefix + LOWER(s_(i+1)) >= BELOW (LOWER is the
-same on every image), and since LOWER never exceeds what the rest of the schedule pays,
-Q >= BELOW, impossible.  So an image of the goal s_m is listed with g <= the prefix, and (2)
-gives Q >= prefix + (outputs without blue) >= BELOW: impossible.  Hence every schedule costs at
+stores, of I/O Q <= q.  Claim: for every i, some image t_i(s'_i) of a twin s'_i of s_i under
+a composition t_i of listed automorphisms is listed with g <= w_0 + ... + w_(i-1).  For i = 0
+by (1) with s'_0 = s_0, unless LOWER(start) >= BELOW > Q, impossible.  Step: an
+automorphism maps blocks to blocks of the same cost, and eager vertices to eager vertices (the
+definitions above use only predecessors, inputs, outputs and M), and twins share both (TWINS).
+If t_i(s'_i) has an eager vertex, its first e is the image of an eager vertex of s_i, and by
+the theorem the schedule may be taken to continue from s_i with that vertex's block, keeping
+its blocks up to s_i and I/O <= q (in one-shot a schedule has one block per vertex computed,
+so this happens at most once per block).  So block i, carried to the twin and by t_i, is a
+block from the listed t_i(s'_i) to an image of a twin of s_(i+1), which (3) checked: either an
+image of a twin of s_(i+1) is listed with g <= the prefix (the claim for i + 1), or
+prefix + LOWER(s_(i+1)) >= BELOW (LOWER is the same on every image and every twin), and since
+LOWER never exceeds what the rest of the schedule pays, Q >= BELOW, impossible.  So an image of
+a twin of the goal s_m is listed with g <= the prefix, and (2) gives
+Q >= prefix + (outputs without blue) >= BELOW: impossible.  Hence every schedule costs at
 least BELOW.  Extra listed configurations, a g larger than needed, or configurations listed
 under another image only make the check harder to pass, never easier.
 
@@ -140,7 +158,7 @@ def _check_one(game, listed, canonical, key: int, g: int, number: int, below: in
         reached = g + cost
         if reached + (outputs & ~nblue).bit_count() >= below:
             continue  # the stores still to come alone reach BELOW
-        image = listed.get(canonical(game.pack(nred, nblue, nfresh, ncomputed)))
+        image = _listed_image(game, listed, canonical, nred, nblue, nfresh, ncomputed)
         if image is not None and image[0] <= reached:
             continue
         lower = game.lower(nred, nblue, ncomputed, below - reached)
@@ -149,6 +167,15 @@ def _check_one(game, listed, canonical, key: int, g: int, number: int, below: in
                     f"leads to a configuration that is "
                     + ("not listed" if image is None else f"listed with g = {image[0]}")
                     + f" and whose lower bound {lower} leaves room below {below}")
+
+
+def _listed_image(game, listed, canonical, red: int, blue: int, fresh: int, computed: int):
+    """(g, line) of a listed image of the configuration or of its twin without blue on its
+    IDLE vertices (module docstring), the cheaper if both are listed; None if neither is."""
+    found = [listed.get(canonical(game.pack(red, mask, fresh, computed)))
+             for mask in {blue, blue & ~game.idle(red, blue, computed)}]
+    found = [item for item in found if item is not None]
+    return min(found) if found else None
 
 
 class _Game:
@@ -221,6 +248,19 @@ class _Game:
                     yield self._collected(loads + stored.bit_count(), c, nred & ~gone,
                                           blue | stored, nfresh & ~gone,
                                           ncomputed | stored & ~self.outputs)
+
+    def idle(self, red: int, blue: int, computed: int) -> int:
+        """The IDLE vertices (module docstring): no input, no output, not red, not owed,
+        and with no successor, from which an output is reachable, left to compute
+        (one-shot) or not live (recompute)."""
+        others = ~(self.inputs | self.outputs | red | (0 if self.one_shot else computed))
+        if not self.one_shot:
+            return others & ~self._live(blue) & ((1 << self.n) - 1)
+        idle = 0
+        for u in _bits(computed & others):
+            if not self.succs[u] & ~computed:
+                idle |= 1 << u
+        return idle
 
     def _eager(self, red: int, blue: int, computed: int) -> int | None:
         """One-shot, |R| < M: the first EAGER vertex (module docstring), or None."""

@@ -797,12 +797,22 @@ ABSTRACTION_SHARE = {True: 0.25, False: 1 / 3}
 ABSTRACTION_MARGIN = 3
 
 
+# Of that time, the kind with fewer distinct restricted games (tried first) has this much, the
+# others an even share of what is left: its searches are the fewest, the likeliest to finish, and
+# an even half is what a search that needs just over it loses (attention_forward(2,2) at M = 3,
+# recompute, 60 s: the rows sharing their inputs reach 46 in 9.3 s alone, of 19 s in all; the
+# disjoint rows 41 in 24.8 s; on a slower machine half the share stopped the first, and the
+# cell fell from [46, 52] to [36, 52]).
+FIRST_KIND_SHARE = 0.75
+
+
 def _abstraction(st: _State, variant: Variant):
     """(the abstraction bound, its kind) for the exhaustive search in ``variant``
     (``ioverify.game.abstraction``), over the disjoint parts or the parts sharing their inputs,
-    whichever is higher at the start (computed within ABSTRACTION_SHARE of the time left, each
-    kind an even share of what is left of it, the kind with fewer distinct restricted games
-    first; without a timeout, within the restricted searches' state cap), if
+    whichever is higher at the start (computed within ABSTRACTION_SHARE of the time left, the
+    kind with fewer distinct restricted games first with FIRST_KIND_SHARE of it, each other
+    an even share of what is left; without a timeout, within the restricted searches' state
+    cap), if
     that value beats the trivial bound by ABSTRACTION_MARGIN or a quarter of it; else (None, None):
     it would see little the search's own heuristic does not, and cost time at every
     configuration."""
@@ -819,7 +829,8 @@ def _abstraction(st: _State, variant: Variant):
         # (``AbstractionBound.key_by``): the kind with fewer is likelier to finish in time.
         bounds.sort(key=lambda item: len(set(item[1].home)))
         for i, (kind, bound) in enumerate(bounds):
-            with _share(st, 1 / (len(bounds) - i)):  # an even share of what is left
+            with _share(st, FIRST_KIND_SHARE if i == 0 and len(bounds) > 1
+                        else 1 / (len(bounds) - i)):
                 bound.set_deadline(st.deadline)
                 try:
                     root = bound.root(st.dag)
