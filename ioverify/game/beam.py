@@ -4,7 +4,7 @@ The exhaustive search (``ioverify.game.exhaustive``) stores every configuration 
 f = g + h stays below its limit, the best I/O known; when that limit lies far above the optimum
 most of what it stores is never expanded (approximate_attention(2,1,2) at M = 6, one-shot,
 optimum 17: 1,424,846 configurations below 21, the greedy schedule's I/O, against 383,032 below
-18, and 45 s against 30 s).  A beam search walks the same blocks (N1-N16) a layer at a time,
+18, and 45 s against 30 s).  A beam search walks the same blocks (N1-N17) a layer at a time,
 keeping the ``width`` configurations of least f (then least h) of each layer, so it finds good
 schedules in a fraction of that time: an upper bound, never a proof.  Nothing it returns is
 trusted: every schedule is replayed by ``ioverify.game.replay`` before it is returned.
