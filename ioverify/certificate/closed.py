@@ -158,7 +158,7 @@ def _check_one(game, listed, canonical, key: int, g: int, number: int, below: in
         reached = g + cost
         if reached + (outputs & ~nblue).bit_count() >= below:
             continue  # the stores still to come alone reach BELOW
-        image = _listed_image(game, listed, canonical, nred, nblue, nfresh, ncomputed)
+        image = _listed_image(game, listed, canonical, reached, nred, nblue, nfresh, ncomputed)
         if image is not None and image[0] <= reached:
             continue
         lower = game.lower(nred, nblue, ncomputed, below - reached)
@@ -169,13 +169,19 @@ def _check_one(game, listed, canonical, key: int, g: int, number: int, below: in
                     + f" and whose lower bound {lower} leaves room below {below}")
 
 
-def _listed_image(game, listed, canonical, red: int, blue: int, fresh: int, computed: int):
-    """(g, line) of a listed image of the configuration or of its twin without blue on its
-    IDLE vertices (module docstring), the cheaper if both are listed; None if neither is."""
-    found = [listed.get(canonical(game.pack(red, mask, fresh, computed)))
-             for mask in {blue, blue & ~game.idle(red, blue, computed)}]
-    found = [item for item in found if item is not None]
-    return min(found) if found else None
+def _listed_image(game, listed, canonical, reached: int, red: int, blue: int, fresh: int,
+                  computed: int):
+    """(g, line) of a listed image of the configuration, or, unless that one is listed with
+    g <= ``reached``, of its twin without blue on its IDLE vertices (module docstring) if
+    that is listed with a smaller g; None if neither is listed."""
+    image = listed.get(canonical(game.pack(red, blue, fresh, computed)))
+    if image is not None and image[0] <= reached:
+        return image
+    twin = blue & ~game.idle(red, blue, computed)
+    other = listed.get(canonical(game.pack(red, twin, fresh, computed))) if twin != blue else None
+    if other is not None and (image is None or other[0] < image[0]):
+        return other
+    return image
 
 
 class _Game:

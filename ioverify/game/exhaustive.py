@@ -712,7 +712,6 @@ class _Search:
         # sharing their inputs: 1,037,326 counts, none cutting, 4.1 of 10.1 s).
         counted = owed and budget < INFINITY
         per_store = 2 if owed else 1
-        kept_blue = self.kept_blue
         size = red.bit_count()
         kept = fresh & blue  # N6: fresh and blue: cannot be evicted
         must_store = fresh & ~blue  # N6: fresh without blue: stored when evicted
@@ -774,7 +773,7 @@ class _Search:
                         continue
                     fin, drop = finished & ~gone, spent & ~gone
                     yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop,
-                           (blue | stored | fin) & ~(drop & ~kept_blue),
+                           self.idle_dropped(blue | stored | fin, drop, stored, 0),
                            nfresh & ~gone & ~drop, ncomputed, (c, gone, stored, fin, drop))
                     continue
                 forced = gone & must_store
