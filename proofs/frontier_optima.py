@@ -118,8 +118,10 @@ CLAIMS = [
               "processes before the recompute blocks shared one count per eviction class) and "
               "M = 10 recompute about 29 s, in one process. In one-shot `pebble` on two "
               "cores proves 21 at M = 6 (125 s with a 150 s limit; 170 s before the search "
-              "forgot the blue of idle vertices) and 26 at M = 5 (348 s with a 600 s limit; "
-              "[25, 27] after 600 s before), past the check's budget (docs/performance.md).",
+              "forgot the blue of idle vertices), 26 at M = 5 (348 s with a 600 s limit; "
+              "[25, 27] after 600 s before) and 33 at M = 4 (84 s with a 600 s limit, the "
+              "search with the rows' shared-cost bound), past the check's budget "
+              "(docs/performance.md).",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
                               FORWARD_31_OPTIMA, frozenset({("one-shot", 7), ("one-shot", 8),
                                                             ("recompute", 9),
@@ -139,8 +141,9 @@ CLAIMS = [
               "bound; M = 11 takes about 40 s in one process. In recompute at M = 12 `pebble` "
               "proves 19 too, in 446 s (it counts the loads it owes to the vertices it "
               "stored), past the check's budget. In one-shot `pebble` proves 22 at M = 10 "
-              "(117 s) and 23 at M = 9 (132 s), past the check's budget; at M = 8 the "
-              "bracket is [25, 26] after 600 s (docs/performance.md).",
+              "(117 s), 23 at M = 9 (132 s) and 65 at M = 3, the smallest feasible M (91 s), "
+              "past the check's budget; at M = 8 the bracket is [25, 26] after 600 s and at "
+              "M = 4 and 5 [40, 47] and [32, 37] after 400 s (docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
                               BACKWARD_21_OPTIMA, frozenset({("one-shot", 11)})),
     ),

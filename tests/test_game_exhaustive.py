@@ -313,6 +313,31 @@ def _budget_cuts_only_out_of_reach(data):
         _, red, blue, fresh, computed, _ = data.draw(st.sampled_from(every))
 
 
+def _recompute_walk_evictions(data):
+    """Along a random recompute walk, (search, configuration, c, after, candidates) for every
+    vertex c whose block evicts (``blocks``' terms)."""
+    dag = data.draw(dags(max_vertices=8, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=1))
+    search = exhaustive._Search(dag, memory, exhaustive.require_variant("recompute",
+                                                                         {"recompute"}, "t"))
+    red, blue, fresh, owed = 0, search.input_mask, 0, 0
+    for step in range(data.draw(st.integers(0, 8))):
+        live = search.live(blue)
+        for c in search.computable:
+            preds, bit = search.pred_mask[c], 1 << c
+            missing = preds & ~red
+            if red & bit or not live & bit or missing & ~blue:
+                continue
+            evict = red.bit_count() + missing.bit_count() + 1 - memory
+            if evict > 0:
+                yield (search, (red, blue, fresh, owed), c, red | missing | bit,
+                       red & ~preds & ~(fresh & blue))
+        every = list(search.blocks(red, blue, fresh, owed, step == 0))
+        if not every:
+            break
+        _, red, blue, fresh, owed, _ = data.draw(st.sampled_from(every))
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_an_evictions_count_depends_only_on_the_vertices_it_may_not_store(data):
@@ -322,35 +347,42 @@ def test_an_evictions_count_depends_only_on_the_vertices_it_may_not_store(data):
     the counts ``_loads_at_least`` gives for such evictions are equal."""
     from itertools import combinations
 
-    dag = data.draw(dags(max_vertices=8, max_in_degree=3))
-    memory = data.draw(memory_sizes(dag, max_extra=1))
-    search = exhaustive._Search(dag, memory, exhaustive.require_variant("recompute",
-                                                                         {"recompute"}, "t"))
-    red, blue, fresh, owed = 0, search.input_mask, 0, 0
-    for step in range(data.draw(st.integers(0, 8))):
+    for search, (red, blue, fresh, owed), c, after, candidates in \
+            _recompute_walk_evictions(data):
         live, pending = search.live(blue), search.output_mask & ~blue
-        for c in search.computable:
-            preds, bit = search.pred_mask[c], 1 << c
-            missing = preds & ~red
-            if red & bit or not live & bit or missing & ~blue:
-                continue
-            evict = red.bit_count() + missing.bit_count() + 1 - memory
-            if evict <= 0:
-                continue
-            after = red | missing | bit
-            by_leaving = {0: search._loads_at_least(red & ~blue, after, owed, blue, pending,
-                                                    exhaustive.INFINITY)}
-            for chosen in combinations(exhaustive._bit_list(red & ~preds & ~(fresh & blue)),
-                                       evict):
+        evict = after.bit_count() - search.memory
+        by_leaving = {0: search._loads_at_least(red & ~blue, after, owed, blue, pending,
+                                                exhaustive.INFINITY)}
+        for chosen in combinations(exhaustive._bit_list(candidates), evict):
+            gone = sum(chosen)
+            stores = gone & ~blue & (fresh | live)  # forced and optional, as ``blocks``
+            count = search._loads_at_least(stores, after & ~gone, owed, blue, pending,
+                                           exhaustive.INFINITY)
+            assert by_leaving.setdefault(gone & ~stores, count) == count, (c, gone)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_an_evictions_count_never_falls_as_it_takes_more_out(data):
+    """The family count bounds every eviction's count (``_loads_at_least``) because the
+    count never falls as an eviction takes more vertices out of the family's red set: along
+    random walks, for every two such sets, one within the other."""
+    from itertools import combinations
+
+    for search, (red, blue, fresh, owed), c, after, candidates in \
+            _recompute_walk_evictions(data):
+        live, pending = search.live(blue), search.output_mask & ~blue
+        leaving = exhaustive._bit_list(candidates & (blue | ~live & ~fresh))
+        counts = {}
+        for k in range(len(leaving) + 1):
+            for chosen in combinations(leaving, k):
                 gone = sum(chosen)
-                stores = gone & ~blue & (fresh | live)  # forced and optional, as ``blocks``
-                count = search._loads_at_least(stores, after & ~gone, owed, blue, pending,
-                                               exhaustive.INFINITY)
-                assert by_leaving.setdefault(gone & ~stores, count) == count, (c, gone)
-        every = list(search.blocks(red, blue, fresh, owed, step == 0))
-        if not every:
-            break
-        _, red, blue, fresh, owed, _ = data.draw(st.sampled_from(every))
+                counts[gone] = search._loads_at_least(0, after & ~gone, owed, blue, pending,
+                                                      exhaustive.INFINITY)
+        for small, low in counts.items():
+            for large, high in counts.items():
+                if small & ~large == 0:
+                    assert low <= high, (c, small, large)
 
 
 @settings(max_examples=300, deadline=None)
@@ -633,3 +665,17 @@ def test_the_masks_are_the_vertex_sets():
 
     assert _mask_of([0, 3, 5], 8) == 0b101001 and _mask_of([], 4) == 0
     assert _mask_of(range(70), 70) == (1 << 70) - 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_weighted_count_is_the_sum_of_the_weights_of_its_bits(data):
+    """``_weighted_count`` (the restricted games of overlapping parts): one class of lighter
+    vertices or several, the cost of a mask is the sum of its vertices' weights."""
+    n = data.draw(st.integers(1, 40))
+    scale = data.draw(st.sampled_from([2, 3, 6, 12]))
+    weight = st.sampled_from([d for d in range(1, scale + 1) if scale % d == 0])
+    weights = data.draw(st.dictionaries(st.integers(0, n - 1), weight))
+    cost = exhaustive._weighted_count(scale, weights)
+    for mask in data.draw(st.lists(st.integers(0, (1 << n) - 1), min_size=1, max_size=8)):
+        assert cost(mask) == sum(weights.get(v, scale) for v in range(n) if mask >> v & 1)
