@@ -1426,13 +1426,6 @@ def _weighted_count(scale: int, weights: dict[int, int]):
         if w != scale:
             by_weight[w] = by_weight.get(w, 0) | 1 << v
     classes = [(mask, scale - w) for w, mask in sorted(by_weight.items())]
-    if len(classes) == 1:  # the shared parts' one class of shared inputs: no loop (a hot path)
-        (light, less), = classes
-
-        def one_class(mask: int) -> int:
-            return scale * mask.bit_count() - less * (mask & light).bit_count()
-
-        return one_class
 
     def cost(mask: int) -> int:
         total = scale * mask.bit_count()
