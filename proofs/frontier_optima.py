@@ -141,9 +141,11 @@ CLAIMS = [
               "bound; M = 11 takes about 40 s in one process. In recompute at M = 12 `pebble` "
               "proves 19 too, in 446 s (it counts the loads it owes to the vertices it "
               "stored), past the check's budget. In one-shot `pebble` proves 22 at M = 10 "
-              "(117 s), 23 at M = 9 (132 s) and 65 at M = 3, the smallest feasible M (91 s), "
-              "past the check's budget; at M = 8 the bracket is [25, 26] after 600 s and at "
-              "M = 4 and 5 [40, 47] and [32, 37] after 400 s (docs/performance.md).",
+              "(117 s), 23 at M = 9 (132 s), 26 at M = 8 (225 s, with the floor every "
+              "eviction of a one-shot block pays; [25, 26] after 600 s before) and 65 at "
+              "M = 3, the smallest feasible M (91 s), past the check's budget; at M = 7 "
+              "and 6 the brackets are [28, 29] and [29, 32] after 600 s and at M = 4 and 5 "
+              "[40, 47] and [32, 37] after 400 s (docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
                               BACKWARD_21_OPTIMA, frozenset({("one-shot", 11)})),
     ),
@@ -181,8 +183,11 @@ CLAIMS = [
               "open end of the frontier (attention_backward(2, 1) at M = 12 one-shot: 19). "
               "matmul(3, 3, 3) needs only its 27 from M = 15 on too (`pebble` finds the "
               "schedule in 34 s one-shot and 55 s recompute, too close to the check's budget "
-              "for checked cells); at M = 14 the bracket is [27, 29] after 600 s in both "
-              "variants (docs/performance.md).",
+              "for checked cells). At M = 14 it needs 28 in one-shot (308 s, past the check's "
+              "budget: no schedule loads each input once and stores nothing but the "
+              "outputs, and one loading a single input twice exists), so in one-shot 15 is "
+              "where it first needs only its inputs and outputs; in recompute the bracket "
+              "there is [27, 28] (docs/performance.md).",
         obligations=tuple(exact_search(ENDPOINTS, family, params, memory, variant=variant,
                                        optimum=q)
                           for family, params, _, memory, q in ENDPOINT_CELLS

@@ -313,6 +313,44 @@ def _budget_cuts_only_out_of_reach(data):
         _, red, blue, fresh, computed, _ = data.draw(st.sampled_from(every))
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_one_shot_eviction_pays_at_least_its_floor(data):
+    """``_evictions_floor``: along random one-shot walks, in the game and in a weighted
+    restricted game of every vertex, every block that evicts costs, with the count after it,
+    at least its loads, its stores of no output, BASE and the weight of what it evicts within
+    REACHED; and BASE plus the outputs without blue is the count with nothing evicted."""
+    dag = data.draw(dags(max_vertices=8, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=1))
+    rules = exhaustive.require_variant("one-shot", {"one-shot"}, "t")
+    if data.draw(st.booleans()):
+        search = exhaustive._Search(dag, memory, rules)
+    else:
+        weights = data.draw(st.dictionaries(st.integers(0, len(dag) - 1), st.sampled_from([1, 2])))
+        search = exhaustive._Search(dag, memory, rules, part=(1 << len(dag)) - 1,
+                                    weights=(3, weights))
+    cost_of, outputs = search.cost_of, search.output_mask
+    red, blue, fresh, computed = 0, search.input_mask, 0, 0
+    for step in range(data.draw(st.integers(0, 8))):
+        every = list(search.blocks(red, blue, fresh, computed, step == 0))
+        if not every:
+            break
+        for cost, nred, nblue, _, ncomputed, (c, gone, stored, _, _) in every:
+            missing = search.pred_mask[c] & ~red
+            if not gone:
+                continue
+            after = red | missing | 1 << c
+            pending = outputs & ~blue
+            reached, base = search._evictions_floor(after, blue, ncomputed, pending)
+            count = search._trivial(outputs & ~nblue, nred, nblue, ncomputed)
+            assert cost + count >= (cost_of(missing) + cost_of(stored & ~outputs) + base
+                                    + cost_of(gone & reached))
+            if reached:
+                assert base + cost_of(pending) == search._trivial(pending, after, blue,
+                                                                  ncomputed)
+        _, red, blue, fresh, computed, _ = data.draw(st.sampled_from(every))
+
+
 def _recompute_walk_evictions(data):
     """Along a random recompute walk, (search, configuration, c, after, candidates) for every
     vertex c whose block evicts (``blocks``' terms)."""

@@ -517,6 +517,8 @@ class _Search:
         if weights is not None and part is None:
             raise InternalError("exhaustive search: weights are for restricted games only")
         self.cost_of = int.bit_count if weights is None else _weighted_count(*weights)
+        self.least_weight = 1 if weights is None else min([weights[0], *weights[1].values()])
+        self.most_weight = 1 if weights is None else max([weights[0], *weights[1].values()])
         self.eager = self.at_most_once and part is None  # N16: the game itself, one-shot
         self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
         self.trivial_memo: dict[int, float] = {}  # with ``bound``: the count alone (``_trivial``)
@@ -690,7 +692,7 @@ class _Search:
     # --- the blocks ---------------------------------------------------------------------------
 
     def blocks(self, red: int, blue: int, fresh: int, computed: int, start: bool = True,
-               budget: float = INFINITY):
+               budget: float = INFINITY, spare: float = 0):
         """The blocks leaving a configuration (module docstring, N4-N6, N10-N14): tuples (cost,
         red, blue, fresh, computed, block), block = (c, evicted, stored, finished, dropped)
         as masks: the configuration after the block has its finished outputs stored (N14)
@@ -702,7 +704,9 @@ class _Search:
         first, so it is the block's loads and stores plus the outputs without blue before it
         that it does not store, plus the loads still owed after it); in recompute, plus the
         loads the count charges after every block of one eviction (``_loads_at_least``).
-        Each is part of the count, so a block cut here is one ``_expand`` would drop."""
+        Each is part of the count, so a block cut here is one ``_expand`` would drop.
+        ``spare``: the budget less the heuristic at the configuration (0 if unknown): in
+        one-shot the eviction floor (``_evictions_floor``) is sought only where it can cut."""
         memory, pred_mask, once, cost_of = (self.memory, self.pred_mask, self.at_most_once,
                                             self.cost_of)
         owed = not once  # N15: in recompute ``computed`` holds O, the owed loads
@@ -752,6 +756,16 @@ class _Search:
                 yield (loads + cost_of(finished), nred & ~spent, nblue, nfresh & ~spent,
                        ncomputed, (c, 0, 0, finished, spent))
                 continue
+            reached = base = 0
+            # one-shot: every eviction costs its loads back (``_evictions_floor``).  The floor
+            # is at most the loads, the count here less the outputs' stores and the weight of
+            # every eviction: it cannot cut where that stays below the budget.
+            if once and budget < INFINITY and least + evict * self.most_weight >= spare:
+                reached, base = self._evictions_floor(red | missing | bit, blue, ncomputed,
+                                                      pending)
+                out_of_reach = (red & ~preds & ~kept & ~reached).bit_count()
+                if least + base + max(0, evict - out_of_reach) * self.least_weight >= budget:
+                    continue
             # Every eviction's family at once (``_loads_at_least``: red after any of them is
             # within red before it, and its stores within red; 46 vertices, M = 7, below 20:
             # 78 s -> 52 s).
@@ -769,7 +783,11 @@ class _Search:
                 nred = (red & ~gone) | missing | bit
                 if once:
                     stored = gone & ~blue & live
-                    if loads + cost_of(stored & ~pending) >= budget:
+                    if reached:  # the floor of this eviction (``_evictions_floor``)
+                        if (loads + base + cost_of(gone & reached) + cost_of(stored & ~pending)
+                                >= budget):
+                            continue
+                    elif loads + cost_of(stored & ~pending) >= budget:
                         continue
                     fin, drop = finished & ~gone, spent & ~gone
                     yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop,
@@ -816,6 +834,40 @@ class _Search:
                         fin, drop = finished, spent & ~gone
                     yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop, nblue,
                            nfresh & ~gone & ~drop, ncomputed, (c, gone, stored, fin, drop))
+
+    def _evictions_floor(self, red: int, blue: int, computed: int,
+                         pending: int) -> tuple[int, int]:
+        """One-shot: (REACHED, BASE) for the blocks computing a vertex c with eviction, from
+        ``red`` = R0, the red set after the block's loads and c with nothing evicted, ``blue``
+        and ``pending`` (the outputs without blue) before it, ``computed`` after it.  Every
+        such block evicting G costs, with the count (``_trivial``) after it, at least its loads
+        plus the weight of its stores that are no outputs plus BASE plus the weight of G within
+        REACHED, the predecessors of MUST at R0; and BASE + the weight of ``pending`` is the
+        count at R0 (0, 0 when that count is INFINITY: no cut).
+
+        Proof.  Let R', B' be red and blue after the block.  The count's MUST walk starts at
+        the outputs without blue and not red and stops at STOP = red | blue | computed.  After
+        the block STOP is within STOP at R0 (R' is within R0, B' within blue and R0), and the
+        start contains that at R0: an output without blue and not red at R0 is neither stored
+        nor finished by the block.  So MUST after the block contains MUST at R0, and its
+        predecessors contain REACHED.  A vertex v of REACHED is a predecessor of a vertex m
+        of MUST, useful and not computed (STOP holds the computed vertices), so m is not c,
+        and v, if evicted, is needed (N12) and has blue after the block (it had, or the block
+        stores it); a vertex of REACHED not red at R0 that had blue keeps it (idle vertices
+        have nothing left to compute, N17).  So
+        the count after the block is at least the weight of the outputs without blue after it,
+        plus that of REACHED less R0 with blue (BASE), plus that of G within REACHED.  The
+        outputs without blue after it are those before it less the outputs it stores, and
+        less the finished outputs it stores, whose stores the block pays: the claim follows.
+        Each vertex of G costs at least ``least_weight``, so a block evicting e vertices of
+        which at most k lie outside REACHED pays at least (e - k) ``least_weight`` there."""
+        todo = pending & ~red
+        if todo & computed:
+            return 0, 0
+        _, reached = self._must(todo, 0, 0, red | blue | computed)
+        if reached & ~red & ~blue & computed:
+            return 0, 0
+        return reached, self.cost_of(reached & ~red & blue)
 
     def _eager(self, red: int, blue: int, computed: int) -> int | None:
         """N16 (one-shot, with room for one more red vertex): the least EAGER vertex, or None:
@@ -1068,7 +1120,8 @@ class _Search:
         # ``bound``.  ``lazy`` (``run``): successors are keyed as reached, and made canonical
         # when popped (a successor whose orbit is closed already is passed over there).
         trivial_memo = memo if bound is None else self.trivial_memo
-        blocks = self.blocks(red, blue, fresh, computed, info[key][1] is None, limit - g)
+        blocks = self.blocks(red, blue, fresh, computed, info[key][1] is None, limit - g,
+                             limit - g - info[key][3])
         for i, (cost, nred, nblue, nfresh, ncomp, block) in enumerate(blocks, 1):
             if (deadline is not None and i % _CHECK_CLOCK_EVERY == 0
                     and time.monotonic() > deadline):
