@@ -854,9 +854,9 @@ class _Search:
         of MUST, useful and not computed (STOP holds the computed vertices), so m is not c,
         and v, if evicted, is needed (N12) and has blue after the block (it had, or the block
         stores it); a vertex of REACHED not red at R0 that had blue keeps it (idle vertices
-        have nothing left to compute, N17).  So
-        the count after the block is at least the weight of the outputs without blue after it,
-        plus that of REACHED less R0 with blue (BASE), plus that of G within REACHED.  The
+        have nothing left to compute, N17).  So the count after the block is at least the
+        weight of the outputs without blue after it, plus that of REACHED less R0 with blue
+        (BASE), plus that of G within REACHED.  The
         outputs without blue after it are those before it less the outputs it stores, and
         less the finished outputs it stores, whose stores the block pays: the claim follows.
         Each vertex of G costs at least ``least_weight``, so a block evicting e vertices of
