@@ -29,7 +29,8 @@ DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
                    "recompute": {3: 15, 4: 9, 5: 5, 6: 4}}
 # approximate_attention(2, 1, 2) (37 vertices, the smallest degree-2 instance with two query
 # rows): inputs plus outputs is 8; the whole one-shot curve (M = 3 since the search forgets idle
-# blue, N17); below M = 7 in recompute only brackets are proved (docs/performance.md).
+# blue, N17); in recompute M = 6 is 14 (`pebble`, 299 s, past the check's budget), and below it
+# only brackets are proved (docs/performance.md).
 DEGREE_2_ROWS_OPTIMA = {"one-shot": {3: 43, 4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9: 9, 10: 8},
                         "recompute": {7: 10, 8: 9, 9: 8}}
 
@@ -144,8 +145,9 @@ CLAIMS = [
               "(117 s), 23 at M = 9 (132 s), 26 at M = 8 (225 s, with the floor every "
               "eviction of a one-shot block pays; [25, 26] after 600 s before) and 65 at "
               "M = 3, the smallest feasible M (91 s), past the check's budget; at M = 7 "
-              "and 6 the brackets are [28, 29] and [29, 32] after 600 s and at M = 4 and 5 "
-              "[40, 47] and [32, 37] after 400 s (docs/performance.md).",
+              "the bracket is [28, 29] after 600 s, at M = 6 [30, 32] (no schedule below "
+              "30: 304 s) and at M = 4 and 5 [40, 47] and [32, 37] after 400 s "
+              "(docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
                               BACKWARD_21_OPTIMA, frozenset({("one-shot", 11)})),
     ),
@@ -187,7 +189,9 @@ CLAIMS = [
               "budget: no schedule loads each input once and stores nothing but the "
               "outputs, and one loading a single input twice exists), so in one-shot 15 is "
               "where it first needs only its inputs and outputs; in recompute the bracket "
-              "there is [27, 28] (docs/performance.md).",
+              "there is [27, 28]. At M = 13 it needs 29 in one-shot (the exhaustive search "
+              "alone, below 30, in 570 s; `pebble` proves [28, 30] in 600 s) "
+              "(docs/performance.md).",
         obligations=tuple(exact_search(ENDPOINTS, family, params, memory, variant=variant,
                                        optimum=q)
                           for family, params, _, memory, q in ENDPOINT_CELLS
@@ -259,12 +263,15 @@ CLAIMS = [
               "exhaustive one finds the optimum, so that search stores only what lies "
               "below it (with the greedy schedule's 27 and 21 as its limit it proved "
               "[19, 27] and [16, 21] in 60 s). Recomputing pays at M = 6 too: a replayed "
-              "recompute schedule costs 15, two below the one-shot optimum (measured, not a "
-              "checked cell). The one-shot cell at M = 4 takes about 60 s in the check "
+              "recompute schedule costs 14, three below the one-shot optimum (below). The "
+              "one-shot cell at M = 4 takes about 60 s in the check "
               "(the beams find 26, and the search below it stores what A* must close; 75 s "
               "on a faster machine before the search forgot the blue of idle vertices), and "
-              "M = 3 about 18 s (only [41, 44] was proved in 60 s before). Below M = 7 in "
-              "recompute only brackets are proved (docs/performance.md).",
+              "M = 3 about 18 s (only [41, 44] was proved in 60 s before). In recompute at "
+              "M = 6 `pebble` proves 14, three below the one-shot optimum, in 299 s (the "
+              "last level below its limit expanded partially; [11, 15] in 60 s "
+              "before), past the check's budget. At M = 3 to 5 in recompute only brackets "
+              "are proved (docs/performance.md).",
         obligations=_searches(DEGREE_2_ROWS, "approximate-attention",
                               {"n": 2, "d": 1, "degree": 2}, DEGREE_2_ROWS_OPTIMA,
                               frozenset({("recompute", 7), ("one-shot", 4),

@@ -599,6 +599,83 @@ def test_a_stopped_search_proves_only_true_lower_bounds(data):
             assert result.optimum == result.lower_bound == optimum
 
 
+def _partial_run(dag, memory, variant, below, depth, max_states=None):
+    """The search with the last ``depth`` levels below the limit expanded partially (0: none,
+    INFINITY: every level; ``_Search.partial``)."""
+    run = exhaustive.ExhaustiveRun(dag, memory, variant, below=below, max_states=max_states)
+    run.search.partial = depth
+    return run.advance()
+
+
+def _partial_matches_naive(data, max_vertices):
+    """Below a limit far above the optimum, partial expansion makes its successors a level at a
+    time and must still find the optimum, and prove the optimum's limit empty; a stopped one
+    proves only true lower bounds."""
+    dag = data.draw(dags(max_vertices=max_vertices, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    slack = data.draw(st.integers(1, 8))
+    depth = data.draw(st.sampled_from([1, 2, exhaustive.INFINITY]))
+    for variant in ("recompute", "one-shot"):
+        optimum = naive_optimum(dag, memory, variant)
+        found = _partial_run(dag, memory, variant, optimum + slack, depth)
+        assert found.complete and found.optimum == optimum, variant
+        assert replay(dag, found.schedule, memory, variant).io == optimum
+        none = _partial_run(dag, memory, variant, optimum, depth)
+        assert none.complete and none.optimum is None, variant
+        cap = data.draw(st.integers(1, 30))
+        stopped = _partial_run(dag, memory, variant, optimum + slack, depth, cap)
+        assert stopped.lower_bound <= optimum, variant
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_partial_expansion_finds_the_optimum_below_a_loose_limit(data):
+    _partial_matches_naive(data, 6)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_partial_expansion_finds_the_optimum_below_a_loose_limit_thoroughly(data):
+    _partial_matches_naive(data, 7)
+
+
+@pytest.mark.parametrize("variant", ["one-shot", "recompute"])
+def test_partial_expansion_stores_no_successor_before_its_level(variant):
+    """Below a loose limit the search stores only what the levels it reaches need: the same
+    optimum from fewer configurations."""
+    dag = attention_forward(2, 1)
+    with_it, without = (_partial_run(dag, 4, variant, 30, depth)
+                        for depth in (exhaustive.INFINITY, 0))
+    assert with_it.optimum == without.optimum
+    assert with_it.states < without.states
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_a_deadline_within_an_expansion_proves_only_true_lower_bounds(data):
+    """The clock is read within an expansion (here after every successor); when the deadline
+    passes there, the search stops at once with the level it popped, and never reports a level
+    the expansion it cut short had not proved, nor an empty queue as a proof."""
+    dag = data.draw(dags(max_vertices=7, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=1))
+    reads = data.draw(st.integers(1, 60))
+    slack = data.draw(st.sampled_from([None, 0, 1, 4]))
+    for variant in ("recompute", "one-shot"):
+        optimum = naive_optimum(dag, memory, variant)
+        below = None if slack is None else optimum + slack
+        clock = iter(range(10**9))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(exhaustive, "_CHECK_CLOCK_EVERY", 1)
+            patch.setattr(exhaustive.time, "monotonic",
+                          lambda: 0.0 if next(clock) < reads else 10.0)
+            result = exhaustive_optimum(dag, memory, variant, below=below, deadline=5.0)
+        if result.complete:
+            assert result.optimum == (optimum if below is None or optimum < below else None)
+        else:
+            assert result.lower_bound is None or result.lower_bound <= optimum, variant
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.data())
 def test_a_paused_search_resumes_where_it_paused(data):

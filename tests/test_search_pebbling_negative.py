@@ -279,7 +279,7 @@ def test_a_state_cap_gives_unknown_with_the_level_reached_then_a_proof_that_reco
     # (the beam search before it finds the optimum, 17; the greedy schedule costs 18)
     capped = search.pebble(*NEEDS_SEARCH, variant="one-shot", method="exhaustive",
                            max_states=60)
-    assert isinstance(capped, Unknown) and capped.lower_bound == 15 and capped.upper_bound == 17
+    assert isinstance(capped, Unknown) and capped.lower_bound == 16 and capped.upper_bound == 17
     enough = search.pebble(*NEEDS_SEARCH, variant="one-shot", method="exhaustive",
                            max_states=100)
     assert isinstance(enough, Optimal) and enough.io == 17

@@ -533,6 +533,17 @@ class _Search:
         self.stored = 0  # ``steps``: the configurations stored when it paused
         self.cap: int | None = None  # ``steps`` stops past it; it may change at a pause
         self.nodes_left = 0  # ``_cheapest_loads``: branches left before ``_min_cut``
+        # ``steps``: the levels below a finite limit expanded partially (0: none).  The last
+        # one: its successors are the most, and a search that finds the optimum one below its
+        # limit (the upper bound a beam search gives) never makes most of them
+        # (approximate_attention(2,1,2) at M = 6, recompute, below 15: the optimum 14 in
+        # 237 s, 284 s with every level expanded partially, level 13 after 300 s with none).
+        # A search that closes every level pays a second pass for the last one
+        # (sparse_forward(causal 3,1) at M = 4, recompute, none below 21: 128 s, against 105 s
+        # with none and 157 s with every level), and one stopped far below its limit stores
+        # the successors of the levels between (approximate_attention(2,1,2) at M = 4,
+        # recompute, below 26, 120 s: level 17, against 18 with every level).
+        self.partial = 1
 
     # --- the heuristic ---------------------------------------------------------------------
 
@@ -706,7 +717,12 @@ class _Search:
         loads the count charges after every block of one eviction (``_loads_at_least``).
         Each is part of the count, so a block cut here is one ``_expand`` would drop.
         ``spare``: the budget less the heuristic at the configuration (0 if unknown): in
-        one-shot the eviction floor (``_evictions_floor``) is sought only where it can cut."""
+        one-shot the eviction floor (``_evictions_floor``) is sought only where it can cut.
+        Once every block is given, ``self.beyond`` is how far past the budget the least value
+        it cut a block on lies (INFINITY if none): each is a lower bound on a block's cost
+        plus the count after it, less the outputs without blue before it (that is how it cuts
+        at any budget), so every block cut has cost + count >= budget + ``self.beyond`` +
+        the weight of those outputs (partial expansion, ``steps``)."""
         memory, pred_mask, once, cost_of = (self.memory, self.pred_mask, self.at_most_once,
                                             self.cost_of)
         owed = not once  # N15: in recompute ``computed`` holds O, the owed loads
@@ -732,6 +748,7 @@ class _Search:
             eager = self._eager(red, blue, computed)
             if eager is not None:  # N16: that block alone
                 vertices = (eager,)
+        beyond = INFINITY  # the least cut value: below it nothing was cut (``beyond``)
         for c in vertices:
             bit = 1 << c
             if red & bit or (computed >> c & 1 if once else not live >> c & 1):
@@ -745,6 +762,7 @@ class _Search:
             ncomputed = computed | bit if once else computed & ~missing
             least = loads + cost_of(ncomputed) if owed else loads  # N15: the count has O
             if least >= budget:
+                beyond = least if least < beyond else beyond
                 continue
             evict = size + missing.bit_count() + 1 - memory
             nfresh = (fresh & ~preds) | bit
@@ -764,7 +782,9 @@ class _Search:
                 reached, base = self._evictions_floor(red | missing | bit, blue, ncomputed,
                                                       pending)
                 out_of_reach = (red & ~preds & ~kept & ~reached).bit_count()
-                if least + base + max(0, evict - out_of_reach) * self.least_weight >= budget:
+                low = least + base + max(0, evict - out_of_reach) * self.least_weight
+                if low >= budget:
+                    beyond = low if low < beyond else beyond
                     continue
             # Every eviction's family at once (``_loads_at_least``: red after any of them is
             # within red before it, and its stores within red; 46 vertices, M = 7, below 20:
@@ -773,6 +793,7 @@ class _Search:
                 family = self._loads_at_least(red & ~blue, red | missing | bit, computed, blue,
                                               pending, budget - least)
                 if least + family >= budget:
+                    beyond = min(beyond, least + family)
                     continue
                 # Exact (below its cap), and the count of every eviction below that takes no
                 # vertex out of the red set it assumes: counts by what an eviction takes out,
@@ -783,11 +804,11 @@ class _Search:
                 nred = (red & ~gone) | missing | bit
                 if once:
                     stored = gone & ~blue & live
+                    low = loads + cost_of(stored & ~pending)
                     if reached:  # the floor of this eviction (``_evictions_floor``)
-                        if (loads + base + cost_of(gone & reached) + cost_of(stored & ~pending)
-                                >= budget):
-                            continue
-                    elif loads + cost_of(stored & ~pending) >= budget:
+                        low += base + cost_of(gone & reached)
+                    if low >= budget:
+                        beyond = low if low < beyond else beyond
                         continue
                     fin, drop = finished & ~gone, spent & ~gone
                     yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop,
@@ -798,6 +819,7 @@ class _Search:
                 # N15: a vertex stored, no output, is owed a load: its store counts twice
                 floor = least + per_store * cost_of(forced & ~pending)
                 if floor >= budget:
+                    beyond = floor if floor < beyond else beyond
                     continue
                 optional = gone & ~blue & ~forced & live
                 # the loads that every choice of stores still needs (cheaper than a count per
@@ -817,9 +839,12 @@ class _Search:
                         counts[leaving] = known, known < cap
                     floor += known
                     if floor >= budget:
+                        beyond = floor if floor < beyond else beyond
                         continue
                 for extra in _submasks(optional):
-                    if floor + per_store * cost_of(extra & ~pending) >= budget:
+                    low = floor + per_store * cost_of(extra & ~pending)
+                    if low >= budget:
+                        beyond = low if low < beyond else beyond
                         continue
                     stored = forced | extra
                     nblue = blue | stored
@@ -834,6 +859,7 @@ class _Search:
                         fin, drop = finished, spent & ~gone
                     yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop, nblue,
                            nfresh & ~gone & ~drop, ncomputed, (c, gone, stored, fin, drop))
+        self.beyond = beyond - budget if beyond < INFINITY else INFINITY
 
     def _evictions_floor(self, red: int, blue: int, computed: int,
                          pending: int) -> tuple[int, int]:
@@ -1035,7 +1061,27 @@ class _Search:
         whole orbit, the first configuration of an orbit popped has the orbit's smallest g, so
         closing the orbit with it is right; the first goal popped (N7) is optimal: every state
         left in the queue has f = g + h >= its f, and h is exact at a goal.  A run stopped
-        early has proved the f it reached."""
+        early has proved the f it reached.
+
+        PARTIAL EXPANSION (Yoshizumi, Miura and Ishida, AAAI 2000; a finite limit only): with
+        ``self.partial`` = d, the levels expanded partially (0: none), a configuration popped at
+        level f makes only its successors of f' < max(f + 1, limit - d), and goes back into
+        the queue (flagged AGAIN, at bit 4n, past every field of a key) at the least f' that
+        ``_expand`` reports it cut a successor on, to make, when popped there, the next ones,
+        and so on up to the limit: the search stores no successor of those levels before its
+        level comes (matmul(3,3,3) at M = 13, one-shot, below 30: 14.1 million configurations
+        without finishing level 27 in 600 s; with the last level expanded partially, the
+        optimum 29 from 2.7 million in 570 s).  The level popped is still proved and the first
+        goal popped still optimal.  Take a cheapest path to a goal below the limit and its
+        first configuration x whose orbit is not closed; its predecessor y on the path is
+        closed, with its final g.  Either a pass over y made x, and x waits in the queue with
+        its final g at f(x), as in plain A*; or no pass has made it yet, so f(x) is at least
+        the lower bound L that y's last pass reported on what it cut (itself at least that
+        pass's limit, above the level the pass was made at), and y waits, flagged, at L.
+        Either way the queue holds an entry at a level at most f(x), which is at most the
+        path's cost (f never falls along a path: the heuristic is consistent).  An AGAIN
+        configuration's orbit is closed already, with its g, which is final; it is expanded
+        with that g."""
         n = self.n
         if deadline is not None and time.monotonic() > deadline:  # h0 costs 1.5 s on 10^5 vertices
             return None, 0, "deadline reached", None
@@ -1062,6 +1108,8 @@ class _Search:
         queue.push(h0, h0, start)
         closed: dict[int, int] = {}  # canonical key -> the g it was closed with
         canonical = self.symmetry.canonical if self.lazy else None
+        again = 1 << 4 * n  # partial expansion: a configuration to expand further
+        partial = self.partial and limit < INFINITY
         while True:
             if self.pause is not None and time.monotonic() > self.pause:
                 self.level, self.stored = queue.f, len(info)  # every popped one is expanded
@@ -1071,21 +1119,30 @@ class _Search:
                 if self.keep_closed:  # every key stored was pushed below the limit, so popped
                     self.closed = closed
                 return None, len(info), "", None if limit == INFINITY else limit
-            orbit = canonical(key) if canonical else key
-            if orbit in closed:
-                continue
-            closed[orbit] = info[key][0]
+            if key & again:
+                key ^= again
+            else:
+                orbit = canonical(key) if canonical else key
+                if orbit in closed:
+                    continue
+                closed[orbit] = info[key][0]
+                if self.goal(key):
+                    found = (self._schedule(key, info) if start_state is None
+                             else _path(key, info))
+                    return (queue.f, found), len(info), "", queue.f
+                if known and self.pack(key) in known:  # a terminal: its optimum is known
+                    return (queue.f, _path(key, info)), len(info), "", queue.f
             if deadline is not None and time.monotonic() > deadline:
                 return None, len(info), "deadline reached", queue.f
-            if self.goal(key):
-                found = self._schedule(key, info) if start_state is None else _path(key, info)
-                return (queue.f, found), len(info), "", queue.f
-            if known and self.pack(key) in known:  # a terminal: its optimum is known
-                return (queue.f, _path(key, info)), len(info), "", queue.f
+            reach = min(limit, max(queue.f + 1, limit - self.partial)) if partial else limit
             try:
-                self._expand(key, info, closed, queue, deadline, known)
+                after = self._expand(key, info, closed, queue, deadline, known, reach)
             except DeadlineReached:  # raised by ``bound``: the level popped is proved
+                after = None
+            if after is None:  # cut short: the level popped is proved, and nothing more
                 return None, len(info), "deadline reached", queue.f
+            if after < limit:  # partial expansion: its successors of f >= reach are to come
+                queue.push(after, info[key][3], key | again)
             if self.cap is not None and len(info) > self.cap:
                 return None, len(info), f"state budget of {self.cap} states exhausted", queue.f
 
@@ -1103,16 +1160,21 @@ class _Search:
         return key & ((1 << 2 * n) - 1) | key >> 3 * n << 2 * n
 
     def _expand(self, key: int, info: dict, closed: dict, queue: "_Queue",
-                deadline: float | None = None, known: dict | None = None) -> None:
-        """Push every block's successor whose g improves and whose f stays below the limit;
-        stop early once ``deadline`` has passed (the caller then stops: the f of the state
-        popped last is proved whether or not its expansion finished).  ``known``: ``run``."""
+                deadline: float | None = None, known: dict | None = None,
+                limit: float = INFINITY) -> float:
+        """Push every block's successor whose g improves and whose f stays below ``limit``
+        (the queue's, or less: partial expansion, ``steps``), and return a lower bound on the
+        f of every successor cut at ``limit`` (INFINITY if none was).  Once ``deadline`` has
+        passed, stop early and return None: the caller must then stop at once, before it pops
+        another configuration (the f of the one popped last is proved; a successor this
+        expansion left out may lie below every configuration in the queue, or the queue may
+        be empty).  ``known``: ``run``."""
         n, full, bound, canonical = self.n, self.full, self.bound, self.symmetry.canonical
         lazy, keyed = self.lazy, self.bound_keyed
         g, reached = info[key][0], info[key][4]
         red, blue = reached & full, reached >> n & full
         fresh, computed = reached >> 2 * n & full, reached >> 3 * n
-        limit = queue.limit
+        limit = min(limit, queue.limit)
         output_mask, memo = self.output_mask, self.memo
         once = self.at_most_once  # ``_trivial`` is exact in one-shot, whatever its cap
         # Without ``bound`` the memo holds the whole heuristic; with it, ``trivial_memo`` holds
@@ -1120,12 +1182,13 @@ class _Search:
         # ``bound``.  ``lazy`` (``run``): successors are keyed as reached, and made canonical
         # when popped (a successor whose orbit is closed already is passed over there).
         trivial_memo = memo if bound is None else self.trivial_memo
+        beyond = INFINITY  # the least f of a successor cut at ``limit``
         blocks = self.blocks(red, blue, fresh, computed, info[key][1] is None, limit - g,
                              limit - g - info[key][3])
         for i, (cost, nred, nblue, nfresh, ncomp, block) in enumerate(blocks, 1):
             if (deadline is not None and i % _CHECK_CLOCK_EVERY == 0
                     and time.monotonic() > deadline):
-                return
+                return None
             ng = g + cost  # ``blocks`` left out those whose stores and owed loads reach limit
             hkey = nred | nblue << n | ncomp << 2 * n
             h = known.get(hkey) if known else None  # a terminal (``run``)
@@ -1136,6 +1199,7 @@ class _Search:
                 h = trivial_memo.get(hkey)
                 if h is not None and h < 0:  # the count is at least -h (``_trivial``'s cap)
                     if ng - h >= limit:
+                        beyond = min(beyond, ng - h)
                         continue
                     h = None
                 if h is None:
@@ -1144,10 +1208,12 @@ class _Search:
                     h = self._trivial(output_mask & ~nblue, nred, nblue, ncomp, limit - ng)
                     if ng + h >= limit:  # recompute: perhaps only a lower bound, kept as one
                         trivial_memo[hkey] = h if once else -h
+                        beyond = min(beyond, ng + h)
                         continue
                     trivial_memo[hkey] = h
                 whole = bound is None or h == INFINITY
             if ng + h >= limit:
+                beyond = min(beyond, ng + h)
                 continue
             nraw = nred | nblue << n | nfresh << 2 * n | ncomp << 3 * n
             nkey = nraw if lazy else canonical(nraw)
@@ -1167,9 +1233,11 @@ class _Search:
                 value = bound(image & full, image >> n & full, image >> 3 * n)
                 h = memo[hkey] = max(h, value)
                 if ng + h >= limit:
+                    beyond = min(beyond, ng + h)
                     continue
             info[nkey] = (ng, key, block, h, nraw)
             queue.push(ng + h, h, nkey)
+        return min(beyond, limit + self.beyond)
 
     def _schedule(self, goal: int, info: dict) -> Schedule:
         """Expand the path of blocks into explicit moves, then store the red outputs (N7).
