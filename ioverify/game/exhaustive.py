@@ -793,7 +793,7 @@ class _Search:
                 family = self._loads_at_least(red & ~blue, red | missing | bit, computed, blue,
                                               pending, budget - least)
                 if least + family >= budget:
-                    beyond = min(beyond, least + family)
+                    beyond = least + family if least + family < beyond else beyond
                     continue
                 # Exact (below its cap), and the count of every eviction below that takes no
                 # vertex out of the red set it assumes: counts by what an eviction takes out,
@@ -1161,7 +1161,7 @@ class _Search:
 
     def _expand(self, key: int, info: dict, closed: dict, queue: "_Queue",
                 deadline: float | None = None, known: dict | None = None,
-                limit: float = INFINITY) -> float:
+                limit: float = INFINITY) -> float | None:
         """Push every block's successor whose g improves and whose f stays below ``limit``
         (the queue's, or less: partial expansion, ``steps``), and return a lower bound on the
         f of every successor cut at ``limit`` (INFINITY if none was).  Once ``deadline`` has
