@@ -534,6 +534,7 @@ class _Search:
         self.stored = 0  # ``steps``: the configurations stored when it paused
         self.cap: int | None = None  # ``steps`` stops past it; it may change at a pause
         self.nodes_left = 0  # ``_cheapest_loads``: branches left before ``_min_cut``
+        self.beyond = INFINITY  # set by ``blocks`` once it has given every block
         # ``steps``: the levels below a finite limit expanded partially (0: none).  The last
         # one: its successors are the most, and a search that finds the optimum one below its
         # limit (the upper bound a beam search gives) never makes most of them
