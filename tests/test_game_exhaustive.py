@@ -92,11 +92,22 @@ def test_a_passed_deadline_stops_a_large_search_at_once():
     assert exhaustive._Search(dag, 4, one_shot).run(None, None, past)[2] == "deadline reached"
     wide = exhaustive._Search(binary_tree(256), 3, one_shot)  # 128 successors of the start
     start = wide.input_mask << wide.n
-    for deadline, states in ((None, 129), (past, exhaustive._CHECK_CLOCK_EVERY)):
+    blocks, given = wide.blocks, []
+
+    def counted(*args):  # the blocks the expansion takes before it stops
+        for block in blocks(*args):
+            given.append(block)
+            yield block
+
+    wide.blocks = counted
+    for deadline, taken, states in ((None, 128, 129), (past, exhaustive._CHECK_CLOCK_EVERY, 1)):
         info, queue = ({start: (0, None, None, 0, start)},
                        exhaustive._Queue(exhaustive.INFINITY, 0))
-        wide._expand(start, info, {}, queue, deadline)
-        assert len(info) == states  # with a passed deadline, the first look at the clock stops it
+        given.clear()
+        after = wide._expand(start, info, {}, queue, deadline)
+        # with a passed deadline, the first look at the clock stops it, and it stores nothing
+        assert len(given) == taken and len(info) == states
+        assert (after is None) == (deadline is not None)
     assert exhaustive._Symmetry(matmul(2, 2, 2), 3, past).group == []
     assert len(exhaustive._Symmetry(matmul(2, 2, 2), 3).group) == 15  # all but the identity
 

@@ -125,7 +125,7 @@ def test_the_memory_budget_is_halved_during_the_race_and_restored():
     limit = 1 << 42 if saved[1] == resource.RLIM_INFINITY else saved[1]
     resource.setrlimit(resource.RLIMIT_AS, (limit, saved[1]))
     try:
-        with apart._halved_memory() as child:
+        with apart.halved_memory() as child:
             assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit // 2
             assert child == limit - limit // 2
         assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit
@@ -138,45 +138,48 @@ def test_processes_must_be_a_positive_integer():
         pebble(matmul(2, 2, 2), 4, processes=0)
 
 
-def _children_alive() -> list[str]:
+def _children_alive(module: str = "ioverify.search.apart") -> list[str]:
     alive = []
     for entry in Path("/proc").iterdir():
         try:
             line = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
         except OSError:
             continue
-        if entry.name.isdigit() and b"ioverify.search.apart" in line:
+        if entry.name.isdigit() and module.encode() in line:
             alive.append(entry.name)
     return alive
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="looks for the child in /proc")
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
-def test_a_signal_ends_the_command_and_its_child(tmp_path, name):
-    """Ctrl-C (or SIGTERM) while the two searches race: the command ends at once and its
-    child with it."""
+@pytest.mark.parametrize("module,memory", [("ioverify.search.apart", "3"),
+                                           ("ioverify.search.farm", "6")])
+def test_a_signal_ends_the_command_and_its_child(tmp_path, name, module, memory):
+    """Ctrl-C (or SIGTERM) while the two searches race (M = 3), or while the workers of
+    ``ioverify.search.farm`` make a search's successors (M = 6): the command ends at once and
+    its children with it."""
     from ioverify.dag.jsonio import dag_to_json
 
     path = tmp_path / "af22.json"
     path.write_text(dag_to_json(attention_forward(2, 2)))
-    before = set(_children_alive())
-    command = subprocess.Popen([sys.executable, "-m", "ioverify", "pebble", str(path), "-M", "3",
-                                "--timeout", "120", "--jobs", "2"],
+    before = set(_children_alive(module))
+    command = subprocess.Popen([sys.executable, "-m", "ioverify", "pebble", str(path), "-M",
+                                memory, "--timeout", "120", "--jobs", "2"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                # SIGINT as at a terminal even where the tests run with it
                                # ignored (a background job)
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     start = time.monotonic()
-    while not set(_children_alive()) - before and time.monotonic() < start + 60:
+    while not set(_children_alive(module)) - before and time.monotonic() < start + 60:
         time.sleep(0.2)
-    assert set(_children_alive()) - before, "the race never started its child"
+    assert set(_children_alive(module)) - before, "the search never started its children"
     time.sleep(1.0)
     sent = time.monotonic()
     command.send_signal(getattr(signal, name))
     command.wait(timeout=30)
     assert time.monotonic() - sent < 5
     time.sleep(0.5)
-    assert not set(_children_alive()) - before
+    assert not set(_children_alive(module)) - before
     assert "Traceback" not in command.stderr.read()
 
 

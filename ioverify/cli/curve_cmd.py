@@ -16,7 +16,9 @@ def add_curve_arguments(p) -> None:
                    help="curve: cells searched at once on local processes (default: the number "
                         "of cores, at most 4; 1: in this process); a single M and variant: 2 or "
                         "more runs the exhaustive search with the abstraction bound and the one "
-                        "without it on two cores (default: 2 if the machine has them)")
+                        "without it on two cores, or a search without the bound with its "
+                        "expansions on two worker processes (default: 2 if the machine has "
+                        "them)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="curve: run the cells on the Dask cluster at ADDRESS (needs the "
                         "'distributed' extra)")

@@ -251,6 +251,9 @@ _MEMO_MAX = 1 << 22  # heuristic values remembered (about 0.5 GiB); then the mem
 # at M = 8 one-shot 19.1 s -> 6.9 s; approximate_attention(2,1,2), 3, at M = 7 one-shot below
 # 14, 27.3 s -> 30.2 s and twice the configurations.
 LAZY_GROUP = 8
+# ``farmed_steps``: configurations sent to a process at a time (one expansion takes a tenth of
+# a millisecond to a few; a batch, a few milliseconds of a process's work for a round trip).
+FARM_BATCH = 32
 
 
 @dataclass(frozen=True)
@@ -284,7 +287,7 @@ class SearchResult:
 def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recompute", *,
                        below: int | None = None, max_states: int | None = None,
                        deadline: float | None = None, bound=None,
-                       keep_closed: bool = False) -> SearchResult:
+                       keep_closed: bool = False, farm=None) -> SearchResult:
     """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
     ``Variant``), by A* over configurations (module docstring: normal form N1-N17, heuristic in
     ``_Search.heuristic``).
@@ -298,10 +301,13 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     search then keys configurations only by the automorphisms g with
     ``bound.preserved_by(g)``, which must leave the bound unchanged.  Intended for DAGs of up
     to about 30 vertices.  ``keep_closed``: a search that finishes with no schedule below
-    ``below`` returns its closed configurations (``SearchResult.closed``).
+    ``below`` returns its closed configurations (``SearchResult.closed``).  ``farm``: the
+    expansions made by other processes (``_Search.farmed_steps``, ``ioverify.search.farm``),
+    with no ``bound`` and no ``keep_closed``.
     """
     return ExhaustiveRun(dag, memory, variant, below=below, max_states=max_states,
-                         deadline=deadline, bound=bound, keep_closed=keep_closed).advance()
+                         deadline=deadline, bound=bound, keep_closed=keep_closed,
+                         farm=farm).advance()
 
 
 class ExhaustiveRun:
@@ -315,7 +321,8 @@ class ExhaustiveRun:
 
     def __init__(self, dag: DAG, memory: int, variant: str | Variant = "recompute", *,
                  below: int | None = None, max_states: int | None = None,
-                 deadline: float | None = None, bound=None, keep_closed: bool = False):
+                 deadline: float | None = None, bound=None, keep_closed: bool = False,
+                 farm=None):
         rules = _check_arguments(dag, memory, variant, below, max_states, deadline)
         self.variant, self.memory, self.below, self.dag = rules.name, memory, below, dag
         self.seconds = 0.0
@@ -345,7 +352,8 @@ class ExhaustiveRun:
         self.search = search
         self.seconds = time.monotonic() - start
         search.cap = max_states
-        self._steps = search.steps(below, deadline)
+        self._steps = (search.steps(below, deadline) if farm is None
+                       else search.farmed_steps(below, deadline, farm))
 
     @property
     def states(self) -> int:
@@ -1102,33 +1110,12 @@ class _Search:
         path's cost (f never falls along a path: the heuristic is consistent).  An AGAIN
         configuration's orbit is closed already, with its g, which is final; it is expanded
         with that g."""
-        n = self.n
-        if deadline is not None and time.monotonic() > deadline:  # h0 costs 1.5 s on 10^5 vertices
-            return None, 0, "deadline reached", None
-        red0, blue0, computed0 = (0, self.input_mask, 0) if start_state is None else start_state
-        if self.at_most_once and not self.reachable(red0, blue0, computed0):
-            raise InternalError("exhaustive search: a one-shot search must start at a reachable "
-                                "configuration (N12)")
-        if known and start_state is None:
-            raise InternalError("exhaustive search: known optima are for searches from a "
-                                "given start")
-        try:
-            h0 = known.get(red0 | blue0 << n | computed0 << 2 * n) if known else None
-            h0 = self.heuristic(red0, blue0, computed0) if h0 is None else h0
-        except DeadlineReached:
-            return None, 0, "deadline reached", self._trivial(self.output_mask & ~blue0, red0,
-                                                              blue0, computed0)
-        limit = INFINITY if below is None else below
-        if h0 >= limit:
-            return None, 1, "", h0
-        self.lazy = len(self.symmetry.group) >= LAZY_GROUP
-        start = red0 | blue0 << n | computed0 << 3 * n  # fixed by every automorphism
-        info = {start: (0, None, None, h0, start)}
-        queue = _Queue(limit, h0)
-        queue.push(h0, h0, start)
-        closed: dict[int, int] = {}  # canonical key -> the g it was closed with
+        answer, begun = self._begin(below, deadline, start_state, known)
+        if answer is not None:  # over before it started
+            return answer
+        limit, info, queue, closed = begun
         canonical = self.symmetry.canonical if self.lazy else None
-        again = 1 << 4 * n  # partial expansion: a configuration to expand further
+        again = 1 << 4 * self.n  # partial expansion: a configuration to expand further
         partial = self.partial and limit < INFINITY
         while True:
             if self.pause is not None and time.monotonic() > self.pause:
@@ -1136,22 +1123,15 @@ class _Search:
                 yield
             key = queue.pop()
             if key is None:  # no schedule below the limit (or none at all)
-                if self.keep_closed:  # every key stored was pushed below the limit, so popped
-                    self.closed = closed
-                return None, len(info), "", None if limit == INFINITY else limit
-            if key & again:
-                key ^= again
-            else:
-                orbit = canonical(key) if canonical else key
-                if orbit in closed:
-                    continue
-                closed[orbit] = info[key][0]
-                if self.goal(key):
-                    found = (self._schedule(key, info) if start_state is None
-                             else _path(key, info))
-                    return (queue.f, found), len(info), "", queue.f
-                if known and self.pack(key) in known:  # a terminal: its optimum is known
-                    return (queue.f, _path(key, info)), len(info), "", queue.f
+                return self._exhausted(info, closed, limit)
+            key = self._take(key, info, closed, canonical, again)
+            if key is None:
+                continue
+            if self.goal(key):
+                found = self._schedule(key, info) if start_state is None else _path(key, info)
+                return (queue.f, found), len(info), "", queue.f
+            if known and self.pack(key) in known:  # a terminal: its optimum is known
+                return (queue.f, _path(key, info)), len(info), "", queue.f
             if deadline is not None and time.monotonic() > deadline:
                 return None, len(info), "deadline reached", queue.f
             reach = min(limit, max(queue.f + 1, limit - self.partial)) if partial else limit
@@ -1165,6 +1145,124 @@ class _Search:
                 queue.push(after, info[key][3], key | again)
             if self.cap is not None and len(info) > self.cap:
                 return None, len(info), f"state budget of {self.cap} states exhausted", queue.f
+
+    def farmed_steps(self, below, deadline, farm):
+        """``steps`` from the game's start, with the expansions' first half (``successors``,
+        nearly all of the work) made by ``farm``'s processes, each holding the same search,
+        and the second (``_admit``) here; no ``bound``.  ``farm.submit(tag, tasks)`` sends a
+        batch, ``farm.collect(deadline)`` gives back (tag, the successors of each task, None
+        for one the deadline cut) for a batch sent, or None once ``deadline`` has passed;
+        ``farm.capacity``: the batches sent and not collected at most.
+
+        The same A*: a batch holds configurations of the level popped, ``queue.f``, and the
+        level moves on only when no batch is out (``_Queue.pop(stay=True)``), so every level
+        below the one reached is expanded in full and the level reached is proved, whatever
+        the order the batches come back in; within a level the order of expansions is free
+        (an orbit's first configuration popped has its least g, as every configuration of one
+        level and one orbit has the same g).  Which configuration of a level comes first
+        varies from run to run, so the configurations stored at a state cap do too."""
+        if self.bound is not None or self.keep_closed:
+            raise InternalError("exhaustive search: the farm searches without a bound and "
+                                "keeps no closed configurations")
+        answer, begun = self._begin(below, deadline, None, None)
+        if answer is not None:
+            return answer
+        limit, info, queue, closed = begun
+        canonical = self.symmetry.canonical if self.lazy else None
+        again = 1 << 4 * self.n
+        partial = self.partial and limit < INFINITY
+        out: dict[int, list[int]] = {}  # batch tag -> the keys sent
+        tag, resumed = 0, False  # resumed: a batch is sent before the next pause
+        while True:
+            paused = not resumed and self.pause is not None and time.monotonic() > self.pause
+            if paused and not out:
+                self.level, self.stored = queue.f, len(info)
+                yield
+                resumed = True
+                continue
+            while not paused and len(out) < farm.capacity:
+                batch = []
+                while len(batch) < FARM_BATCH:
+                    popped = queue.pop(stay=bool(out or batch))
+                    if popped is None:
+                        break
+                    key = self._take(popped, info, closed, canonical, again)
+                    if key is None:
+                        continue
+                    if self.goal(key):
+                        return (queue.f, self._schedule(key, info)), len(info), "", queue.f
+                    batch.append(key)
+                if not batch:
+                    break
+                reach = min(limit, max(queue.f + 1, limit - self.partial)) if partial else limit
+                farm.submit(tag, [(info[key][4], info[key][0], info[key][3],
+                                   info[key][1] is None, reach) for key in batch])
+                out[tag], tag, resumed = batch, tag + 1, False
+            if deadline is not None and time.monotonic() > deadline:
+                return None, len(info), "deadline reached", queue.f
+            if not out:
+                if paused:
+                    continue
+                return self._exhausted(info, closed, limit)
+            back = farm.collect(deadline)
+            if back is None:  # the deadline passed: every level below the one popped is done
+                return None, len(info), "deadline reached", queue.f
+            done, made = back
+            for key, one in zip(out.pop(done), made):
+                if one is None:  # cut short by the deadline
+                    return None, len(info), "deadline reached", queue.f
+                after = min(one[0], self._admit(key, one[1], info, closed, queue, INFINITY))
+                if after < limit:
+                    queue.push(after, info[key][3], key | again)
+            if self.cap is not None and len(info) > self.cap:
+                return None, len(info), f"state budget of {self.cap} states exhausted", queue.f
+
+    def _begin(self, below, deadline, start_state, known):
+        """The search's start (``steps``): (None, (limit, info, queue, closed)) with the start
+        pushed, or (the search's answer, None) if it is over before it starts."""
+        n = self.n
+        if deadline is not None and time.monotonic() > deadline:  # h0 costs 1.5 s on 10^5 vertices
+            return (None, 0, "deadline reached", None), None
+        red0, blue0, computed0 = (0, self.input_mask, 0) if start_state is None else start_state
+        if self.at_most_once and not self.reachable(red0, blue0, computed0):
+            raise InternalError("exhaustive search: a one-shot search must start at a reachable "
+                                "configuration (N12)")
+        if known and start_state is None:
+            raise InternalError("exhaustive search: known optima are for searches from a "
+                                "given start")
+        try:
+            h0 = known.get(red0 | blue0 << n | computed0 << 2 * n) if known else None
+            h0 = self.heuristic(red0, blue0, computed0) if h0 is None else h0
+        except DeadlineReached:
+            return (None, 0, "deadline reached", self._trivial(self.output_mask & ~blue0, red0,
+                                                               blue0, computed0)), None
+        limit = INFINITY if below is None else below
+        if h0 >= limit:
+            return (None, 1, "", h0), None
+        self.lazy = len(self.symmetry.group) >= LAZY_GROUP
+        start = red0 | blue0 << n | computed0 << 3 * n  # fixed by every automorphism
+        info = {start: (0, None, None, h0, start)}
+        queue = _Queue(limit, h0)
+        queue.push(h0, h0, start)
+        return None, (limit, info, queue, {})  # closed: canonical key -> the g it was closed with
+
+    def _take(self, key: int, info: dict, closed: dict, canonical, again: int) -> int | None:
+        """A key popped, to expand (an AGAIN one, its flag cleared: its orbit is closed
+        already, with its g), or None if its orbit is closed; else its orbit is closed now,
+        with its g."""
+        if key & again:
+            return key ^ again
+        orbit = canonical(key) if canonical else key
+        if orbit in closed:
+            return None
+        closed[orbit] = info[key][0]
+        return key
+
+    def _exhausted(self, info: dict, closed: dict, limit: float):
+        """The answer when no key is left below the limit: no schedule below it."""
+        if self.keep_closed:  # every key stored was pushed below the limit, so popped
+            self.closed = closed
+        return None, len(info), "", None if limit == INFINITY else limit
 
     def goal(self, key: int) -> bool:
         """Whether a search key is a GOAL: every output red or blue (N7) and, in recompute,
@@ -1188,23 +1286,38 @@ class _Search:
         passed, stop early and return None: the caller must then stop at once, before it pops
         another configuration (the f of the one popped last is proved; a successor this
         expansion left out may lie below every configuration in the queue, or the queue may
-        be empty).  ``known``: ``run``."""
-        n, full, bound, canonical = self.n, self.full, self.bound, self.symmetry.canonical
-        lazy, keyed = self.lazy, self.bound_keyed
-        g, reached = info[key][0], info[key][4]
+        be empty).  ``known``: ``run``.  Two halves: ``successors`` (the blocks and their
+        heuristic values; another process may make them, ``farmed_steps``) and ``_admit``."""
+        g, _, _, h, reached = entry = info[key]
+        limit = min(limit, queue.limit)
+        made = self.successors(reached, g, h, entry[1] is None, limit, deadline, known)
+        if made is None:
+            return None
+        after, out = made
+        return min(after, self._admit(key, out, info, closed, queue, limit))
+
+    def successors(self, reached: int, g: int, h: float, start: bool, limit: float,
+                   deadline: float | None = None, known: dict | None = None):
+        """The successors of the configuration ``reached`` (a search key's fields, reached
+        with cost ``g`` and heuristic value ``h``; ``start``: the search's first one) whose f
+        stays below ``limit``, as (after, [(ng, h, raw key, block, whole), ...]): ``after`` a
+        lower bound on the f of every successor cut (INFINITY if none was), ``whole`` whether
+        ``h`` is the whole heuristic (else ``bound`` is still to be asked, ``_admit``); None if
+        ``deadline`` passed first.  A function of its arguments and the search's fixed data
+        only (its memos are caches), so that another process holding the same search makes the
+        same ones (``farmed_steps``)."""
+        n, full, bound = self.n, self.full, self.bound
         red, blue = reached & full, reached >> n & full
         fresh, computed = reached >> 2 * n & full, reached >> 3 * n
-        limit = min(limit, queue.limit)
         output_mask, memo = self.output_mask, self.memo
         once = self.at_most_once  # ``_trivial`` is exact in one-shot, whatever its cap
         # Without ``bound`` the memo holds the whole heuristic; with it, ``trivial_memo`` holds
         # the cheap count alone, so a successor it already puts out of reach costs no call of
-        # ``bound``.  ``lazy`` (``run``): successors are keyed as reached, and made canonical
-        # when popped (a successor whose orbit is closed already is passed over there).
+        # ``bound``.
         trivial_memo = memo if bound is None else self.trivial_memo
         beyond = INFINITY  # the least f of a successor cut at ``limit``
-        blocks = self.blocks(red, blue, fresh, computed, info[key][1] is None, limit - g,
-                             limit - g - info[key][3])
+        out = []
+        blocks = self.blocks(red, blue, fresh, computed, start, limit - g, limit - g - h)
         for i, (cost, nred, nblue, nfresh, ncomp, block) in enumerate(blocks, 1):
             if (deadline is not None and i % _CHECK_CLOCK_EVERY == 0
                     and time.monotonic() > deadline):
@@ -1235,7 +1348,21 @@ class _Search:
             if ng + h >= limit:
                 beyond = min(beyond, ng + h)
                 continue
-            nraw = nred | nblue << n | nfresh << 2 * n | ncomp << 3 * n
+            out.append((ng, h, nred | nblue << n | nfresh << 2 * n | ncomp << 3 * n, block,
+                        whole))
+        return min(beyond, limit + self.beyond), out
+
+    def _admit(self, key: int, out: list, info: dict, closed: dict, queue: "_Queue",
+               limit: float) -> float:
+        """Store and push the successors ``out`` of ``key`` (``successors``) that improve on
+        what is stored, asking ``bound`` for those without their whole heuristic; return the
+        least f of those the bound puts at or past ``limit`` (INFINITY if none).  ``lazy``
+        (``run``): successors are keyed as reached, and made canonical when popped (a
+        successor whose orbit is closed already is passed over there)."""
+        n, full, bound, canonical = self.n, self.full, self.bound, self.symmetry.canonical
+        lazy, keyed, memo = self.lazy, self.bound_keyed, self.memo
+        beyond = INFINITY
+        for ng, h, nraw, block, whole in out:
             nkey = nraw if lazy else canonical(nraw)
             if not lazy and nkey in closed:  # consistent heuristic: closed orbits are final
                 continue
@@ -1251,13 +1378,13 @@ class _Search:
                 # images of one configuration share its work, unless it shares it itself.
                 image = nraw if keyed else canonical(nraw) if lazy else nkey
                 value = bound(image & full, image >> n & full, image >> 3 * n)
-                h = memo[hkey] = max(h, value)
+                h = memo[self.pack(nraw)] = max(h, value)
                 if ng + h >= limit:
                     beyond = min(beyond, ng + h)
                     continue
             info[nkey] = (ng, key, block, h, nraw)
             queue.push(ng + h, h, nkey)
-        return min(beyond, limit + self.beyond)
+        return beyond
 
     def _schedule(self, goal: int, info: dict) -> Schedule:
         """Expand the path of blocks into explicit moves, then store the red outputs (N7).
@@ -1406,8 +1533,9 @@ class _Queue:
         if f == self.f and h < self.low:
             self.low = h
 
-    def pop(self) -> int | None:
-        """The next key, or None when every f below the limit is exhausted."""
+    def pop(self, stay: bool = False) -> int | None:
+        """The next key, or None when every f below the limit is exhausted (``stay``: when
+        level f is, without moving on to the next)."""
         levels = self.levels
         while self.f < len(levels) and self.f < self.limit:
             level = levels[self.f]
@@ -1416,6 +1544,8 @@ class _Queue:
                 if stack:
                     return stack.pop()
                 self.low += 1
+            if stay:
+                return None
             self.f += 1
             self.low = 0
         return None

@@ -59,7 +59,7 @@ def race_apart(run: ExhaustiveRun, deadline: float, max_states: int
     stopped at its last proved level.  None, with nothing searched, if no child process can
     be started (the caller then races in one process)."""
     half = max(1, max_states // 2)
-    with _halved_memory() as child_memory:
+    with halved_memory() as child_memory:
         try:
             child = _start(run, deadline - time.monotonic(), half, child_memory)
         except OSError:  # no process to be had (a process limit, no memory to start one)
@@ -81,11 +81,7 @@ def race_apart(run: ExhaustiveRun, deadline: float, max_states: int
 def _start(run: ExhaustiveRun, seconds: float, max_states: int,
            memory_limit: int | None) -> subprocess.Popen:
     """The child process, its task written to its standard input."""
-    path = os.pathsep.join(p for p in sys.path if p)  # this process's ioverify, wherever it is
-    child = subprocess.Popen([sys.executable, "-m", "ioverify.search.apart"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, start_new_session=True,
-                             env={**os.environ, "PYTHONPATH": path})
+    child = start_child("ioverify.search.apart")
     task = (run.dag, run.memory, run.variant, run.below, seconds, max_states, memory_limit)
     try:
         pickle.dump(task, child.stdin)
@@ -95,6 +91,16 @@ def _start(run: ExhaustiveRun, seconds: float, max_states: int,
         child.wait()
         raise
     return child
+
+
+def start_child(module: str) -> subprocess.Popen:
+    """A fresh interpreter running ``python -m module`` with this process's ioverify, its
+    standard input and output piped, in a session of its own (a Ctrl-C at the terminal
+    reaches only this process, which ends it)."""
+    path = os.pathsep.join(p for p in sys.path if p)  # this process's ioverify, wherever it is
+    return subprocess.Popen([sys.executable, "-m", module], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            start_new_session=True, env={**os.environ, "PYTHONPATH": path})
 
 
 def _search_here(run: ExhaustiveRun, listener: "_Listener", deadline: float,
@@ -179,7 +185,7 @@ class _Listener:
 
 
 @contextmanager
-def _halved_memory():
+def halved_memory():
     """Within the block this process has half its soft address-space limit; yields the other
     half for the child (None when no limit is set or the platform has none)."""
     try:

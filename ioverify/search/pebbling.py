@@ -20,7 +20,9 @@
    below the best known I/O, with a share of the time (a third for one-shot, half for
    recompute; nine tenths and nineteen twentieths past Z3_PROVES_UP_TO_STEPS compute steps) and a
    state cap (with the abstraction bound, a search with it and one without share both,
-   ``_race``, or each has a core with ``processes=2``, ``ioverify.search.apart``).  When it
+   ``_race``, or each has a core with ``processes=2``, ``ioverify.search.apart``; without it,
+   with ``processes=2`` and a timeout, its expansions are made on two worker processes,
+   ``ioverify.search.farm``).  When it
    finishes its answer is a proof in either variant (evidence ``exhaustive-search``); when it
    does not, the Z3 searches take the time left.
 4. **recompute proofs need a horizon-free argument**; a bounded recompute encoding that is unsat
@@ -71,7 +73,7 @@ from ioverify.dag import symmetry
 from ioverify.encode import cnf, pebbling
 from ioverify.game import abstraction
 from ioverify.game.exhaustive import ExhaustiveRun, SearchResult, exhaustive_optimum
-from ioverify.search import apart
+from ioverify.search import apart, farm
 from ioverify.solve import backends
 
 Progress = Callable[[str], None]
@@ -283,7 +285,9 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     abstraction bound of ``ioverify.game.abstraction`` where it sees more than the trivial bound
     (False: its own heuristic only, for comparison).  ``processes``: 2 or more runs the
     race's search without the bound in a child process, each with the whole time
-    (``ioverify.search.apart``; only with a ``timeout``), instead of the two taking turns here."""
+    (``ioverify.search.apart``; only with a ``timeout``), instead of the two taking turns here,
+    and a search without the bound on that many worker processes making its successors
+    (``ioverify.search.farm``; only with a ``timeout``)."""
     rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
                                     rlimit, max_states)
     positive("processes", processes)
@@ -760,15 +764,30 @@ def _below(st: _State, claim: int | None) -> int:
 
 def _search_once(st: _State, claim: int | None, variant: Variant, max_states: int, bound,
                  kind: str | None):
+    """One exhaustive search; without a bound, with a timeout and ``st.processes`` > 1, its
+    expansions made on that many processes (``ioverify.search.farm``), else here."""
     below = _below(st, claim)
     what = f"exhaustive {variant.name} search below {below}"
-    st.report(what + (f" ({kind} bound)" if bound is not None else ""))
-    with _heartbeat(st, what):
+    farmed = bound is None and st.deadline is not None and st.processes > 1
+    st.report(what + (f" ({kind} bound)" if bound is not None else
+                      f" (expansions on {st.processes} processes)" if farmed else ""))
+    with _heartbeat(st, what), _farm(st, variant, farmed) as workers:
         result = exhaustive_optimum(st.dag, st.memory, variant, below=below,
                                     deadline=st.deadline, max_states=max_states,
-                                    bound=bound)
+                                    bound=bound, farm=workers)
     _record(st, variant, result, kind)
     return result
+
+
+@contextmanager
+def _farm(st: _State, variant: Variant, wanted: bool):
+    """``st.processes`` expansion workers for a search in ``variant`` (``farm.workers``), or
+    None when not ``wanted`` or none could be started."""
+    if not wanted:
+        yield None
+        return
+    with farm.workers(st.dag, st.memory, variant.name, st.deadline, st.processes) as workers:
+        yield workers
 
 
 def _record(st: _State, variant: Variant, result: SearchResult, kind: str | None) -> None:

@@ -1,0 +1,190 @@
+"""One exhaustive search's expansions on several processes (``_Search.farmed_steps``).
+
+A search whose bound is only its own heuristic runs alone (``pebbling._search_once``), and
+nearly all of its time goes into making the successors of the configurations it pops
+(``_Search.successors``: the blocks and their heuristic values; attention_forward(2,2) at
+M = 6 in recompute, 78 % of it).  Here those are made by WORKERS, fresh interpreters
+(``python -m ioverify.search.farm``, ``apart.start_child``), each holding the same search,
+built from the same DAG, M and variant; this process keeps the queue, the configurations
+stored and the closed orbits, and admits what comes back (``_Search._admit``).
+
+Nothing a worker sends is a premise beyond what the same search run here would be: a worker
+runs this process's ``successors`` on the configurations sent, and a schedule found is made
+from this process's own records and replayed (``ExhaustiveRun._finish``, then the caller).
+The level reached is proved as in one process (``farmed_steps``).  Limits:
+
+- the workers stop at the same deadline (a batch it cuts comes back with None for the
+  configurations it did not expand, and the search stops at the level it had proved);
+- the memory budget (``--max-memory``, the soft address-space limit, when one is set) is
+  shared: this process keeps half, the workers split the other half (their memos);
+- whatever ends the search here (the answer, the deadline, the state cap, an exception, a
+  signal) ends the workers before ``workers`` returns.
+
+A worker that fails or ends without its answer is a bug: ``InternalError`` with what it said;
+one out of memory makes the search here end as out of memory.  Messages are framed (an
+8-byte length, then the bytes); batches and their successors travel as ``marshal`` data
+(integers, floats, tuples and lists only), the task as a pickle.
+"""
+
+from __future__ import annotations
+
+import marshal
+import pickle
+import queue
+import struct
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+
+from ioverify.errors import DeadlineReached, InternalError
+from ioverify.game.exhaustive import ExhaustiveRun
+from ioverify.search.apart import halved_memory, start_child
+
+FRAME = struct.Struct("<Q")
+IN_FLIGHT = 2  # batches a worker holds at once: one it works on, one waiting for it
+
+
+@contextmanager
+def workers(dag, memory: int, variant: str, deadline: float, count: int):
+    """Within the block, a ``Farm`` of ``count`` workers holding the search of ``dag`` at
+    ``memory`` in ``variant`` until ``deadline`` (a ``time.monotonic()`` value), or None if
+    no process could be started (the caller then searches alone)."""
+    with halved_memory() as spare:
+        share = None if spare is None else spare // count
+        children: list[subprocess.Popen] = []
+        try:
+            try:
+                for _ in range(count):
+                    children.append(start_child("ioverify.search.farm"))
+                    _send(children[-1].stdin, pickle.dumps(
+                        (dag, memory, variant, deadline - time.monotonic(), share)))
+            except OSError:  # no process to be had (a process limit, no memory to start one)
+                yield None
+                return
+            yield Farm(children)
+        finally:
+            for child in children:
+                if child.poll() is None:
+                    child.kill()
+                child.wait()
+                for stream in (child.stdin, child.stdout):
+                    try:
+                        stream.close()
+                    except OSError:  # a batch left in the buffer of a pipe no one reads
+                        pass
+
+
+class Farm:
+    """The workers as ``farmed_steps`` sees them: ``submit`` a batch, ``collect`` one back."""
+
+    def __init__(self, children: list[subprocess.Popen]):
+        self.children = children
+        self.capacity = IN_FLIGHT * len(children)
+        self.load = [0] * len(children)
+        self.owner: dict[int, int] = {}  # batch tag -> the worker it went to
+        self.inbox: queue.Queue = queue.Queue()
+        for index, child in enumerate(children):
+            threading.Thread(target=self._read, args=(index, child.stdout), daemon=True,
+                             name=f"ioverify-farm-reader-{index}").start()
+
+    def _read(self, index: int, stream) -> None:
+        """A worker's messages as they come (a thread, so that no worker waits on a full
+        pipe while this process writes to another), then None at its end."""
+        try:
+            while (data := _receive(stream)) is not None:
+                self.inbox.put((index, data))
+        except (OSError, ValueError):
+            pass
+        self.inbox.put((index, None))
+
+    def submit(self, tag: int, tasks: list) -> None:
+        """Send a batch to the worker with the fewest out."""
+        index = min(range(len(self.children)), key=self.load.__getitem__)
+        try:
+            _send(self.children[index].stdin, marshal.dumps((tag, tasks)))
+        except OSError as error:  # its end of the pipe is closed: it has ended
+            raise self._ended(index) from error
+        self.load[index] += 1
+        self.owner[tag] = index
+
+    def _ended(self, index: int) -> InternalError:
+        code = self.children[index].wait()
+        return InternalError(f"an expansion worker ended without its answer (exit code {code})")
+
+    def collect(self, deadline: float | None):
+        """(tag, successors) of a batch sent, or None if ``deadline`` passes first."""
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            index, data = self.inbox.get(timeout=wait)
+        except queue.Empty:
+            return None
+        if data is None:
+            raise self._ended(index)
+        kind, *detail = marshal.loads(data)
+        if kind == "out of memory":
+            raise MemoryError("an expansion worker ran out of memory")
+        if kind != "made":
+            raise InternalError(f"an expansion worker failed: {detail[0]}")
+        tag, made = detail
+        self.load[self.owner.pop(tag)] -= 1
+        return tag, made
+
+
+def _send(stream, payload: bytes) -> None:
+    stream.write(FRAME.pack(len(payload)) + payload)
+    stream.flush()
+
+
+def _receive(stream) -> bytes | None:
+    """The next framed message, or None at the end of the stream."""
+    head = stream.read(FRAME.size)
+    if len(head) < FRAME.size:
+        return None
+    (size,) = FRAME.unpack(head)
+    data = stream.read(size)
+    if len(data) < size:
+        return None
+    return data
+
+
+def _worker(source, sink) -> None:
+    """A worker: the task, then for each batch the successors of its configurations (None
+    for each one the deadline cut), until the end of ``source``."""
+    dag, memory, variant, seconds, memory_limit = pickle.loads(_receive(source))
+    try:
+        if memory_limit is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS,
+                               (memory_limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+        deadline = time.monotonic() + seconds
+        search = ExhaustiveRun(dag, memory, variant, deadline=deadline).search
+        while (data := _receive(source)) is not None:
+            tag, tasks = marshal.loads(data)
+            _send(sink, marshal.dumps(("made", tag, _expansions(search, tasks, deadline))))
+    except MemoryError:
+        _send(sink, marshal.dumps(("out of memory",)))
+    except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
+        _send(sink, marshal.dumps(("failed", f"{type(error).__name__}: {error}")))
+
+
+def _expansions(search, tasks: list, deadline: float) -> list:
+    """The successors of each task's configuration, None for those the deadline cut (and for
+    every one after the first it cut)."""
+    made, cut = [], search is None  # none: the deadline passed while the search was built
+    for reached, g, h, start, limit in tasks:
+        cut = cut or time.monotonic() > deadline
+        if not cut:
+            try:
+                one = search.successors(reached, g, h, start, limit, deadline)
+            except DeadlineReached:
+                one = None
+            cut = one is None
+        made.append(None if cut else one)
+    return made
+
+
+if __name__ == "__main__":
+    _worker(sys.stdin.buffer, sys.stdout.buffer)

@@ -1,0 +1,212 @@
+"""One search's expansions on several processes (``ioverify.search.farm``,
+``_Search.farmed_steps``): the same optima and proved levels as the search alone, whatever order
+the batches come back in; the workers' protocol; failures as errors; no worker outlives it."""
+
+import io
+import marshal
+import pickle
+import random
+import time
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ioverify.dag import attention_forward, matmul
+from ioverify.errors import InternalError
+from ioverify.game import exhaustive
+from ioverify.game.exhaustive import ExhaustiveRun, exhaustive_optimum
+from ioverify.search import farm
+from ioverify.search.pebbling import pebble
+from ioverify.strategies import dags, memory_sizes
+
+
+class _LocalFarm:
+    """A farm in this process: a search of its own makes the successors (as a worker does),
+    and ``collect`` gives back a batch sent, chosen at random (as workers finishing in any
+    order would)."""
+
+    def __init__(self, dag, memory, variant, rng, capacity):
+        self.search = ExhaustiveRun(dag, memory, variant).search
+        self.rng, self.capacity, self.out = rng, capacity, {}
+
+    def submit(self, tag, tasks):
+        # through marshal, as the workers' batches and answers go
+        self.out[tag] = marshal.loads(marshal.dumps(tasks))
+
+    def collect(self, deadline):
+        tag = self.rng.choice(sorted(self.out))
+        made = farm._expansions(self.search, self.out.pop(tag), deadline or float("inf"))
+        return tag, marshal.loads(marshal.dumps(made))
+
+
+def _farmed(dag, memory, variant, below, rng, capacity=None, batch=None):
+    saved = exhaustive.FARM_BATCH
+    exhaustive.FARM_BATCH = batch or rng.randint(1, 6)
+    try:
+        local = _LocalFarm(dag, memory, variant, rng, capacity or rng.randint(1, 4))
+        return exhaustive_optimum(dag, memory, variant, below=below, farm=local)
+    finally:
+        exhaustive.FARM_BATCH = saved
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_farmed_search_proves_what_the_search_alone_proves(data):
+    """Random DAGs, both variants, with and without a limit at or below the optimum: the
+    optimum (replayed), or "none below" with the same level, however the batches are sized
+    and in whatever order they come back."""
+    dag = data.draw(dags(max_vertices=9, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    variant = data.draw(st.sampled_from(["recompute", "one-shot"]))
+    alone = exhaustive_optimum(dag, memory, variant)
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    below = None
+    if alone.optimum is not None and data.draw(st.booleans()):
+        below = alone.optimum - data.draw(st.integers(0, 2))
+    expected = alone if below is None else exhaustive_optimum(dag, memory, variant, below=below)
+    result = _farmed(dag, memory, variant, below, rng)
+    assert result.complete
+    assert (result.optimum, result.lower_bound) == (expected.optimum, expected.lower_bound)
+
+
+@pytest.mark.parametrize("variant", ["recompute", "one-shot"])
+@pytest.mark.parametrize("dag,memory", [(attention_forward(2, 1), 4),
+                                        (attention_forward(2, 1), 5), (matmul(2, 2, 2), 4)])
+def test_a_farmed_search_of_a_kernel_dag_finds_the_optimum(dag, memory, variant):
+    alone = exhaustive_optimum(dag, memory, variant)
+    for seed in range(3):
+        result = _farmed(dag, memory, variant, None, random.Random(seed), capacity=4,
+                         batch=8)
+        assert result.complete and result.optimum == alone.optimum
+
+
+def test_a_paused_farmed_search_has_proved_its_level():
+    dag = attention_forward(2, 1)
+    known = exhaustive_optimum(dag, 4, "recompute").optimum
+    local = _LocalFarm(dag, 4, "recompute", random.Random(1), 3)
+    run = ExhaustiveRun(dag, 4, "recompute", farm=local)
+    levels = []
+    while (result := run.advance(time.monotonic())) is None:  # a pause after every batch
+        levels.append(run.level)
+        assert not local.out  # it pauses only with no batch out
+    assert levels == sorted(levels) and levels[-1] <= known == result.optimum
+
+
+def test_a_state_cap_stops_a_farmed_search_with_its_level():
+    dag = matmul(2, 2, 3)
+    local = _LocalFarm(dag, 3, "recompute", random.Random(2), 2)
+    result = exhaustive_optimum(dag, 3, "recompute", max_states=300, farm=local)
+    assert not result.complete and "state budget of 300 states" in result.reason
+    assert result.lower_bound <= exhaustive_optimum(dag, 3, "recompute").optimum
+
+
+def test_a_bound_or_closed_keys_are_refused_by_the_farmed_search():
+    dag = matmul(2, 2, 2)
+    local = _LocalFarm(dag, 4, "one-shot", random.Random(3), 2)
+    with pytest.raises(InternalError, match="farm searches without a bound"):
+        exhaustive_optimum(dag, 4, "one-shot", keep_closed=True, farm=local)
+
+
+def _framed(*payloads) -> io.BytesIO:
+    return io.BytesIO(b"".join(farm.FRAME.pack(len(p)) + p for p in payloads))
+
+
+def _answers(sink: io.BytesIO) -> list:
+    sink.seek(0)
+    out = []
+    while (data := farm._receive(sink)) is not None:
+        out.append(marshal.loads(data))
+    return out
+
+
+def test_a_worker_makes_the_successors_the_search_here_makes():
+    dag = attention_forward(2, 1)
+    search = ExhaustiveRun(dag, 3, "recompute").search
+    start = search.input_mask << search.n
+    h = search.heuristic(0, search.input_mask, 0)
+    tasks = [(start, 0, h, True, 30)]
+    sink = io.BytesIO()
+    farm._worker(_framed(pickle.dumps((dag, 3, "recompute", 30.0, None)),
+                         marshal.dumps((7, tasks))), sink)
+    [(kind, tag, made)] = _answers(sink)
+    assert (kind, tag) == ("made", 7)
+    assert made == [search.successors(start, 0, h, True, 30)]
+    assert made[0][1]  # the start has successors
+
+
+def test_a_worker_past_its_deadline_cuts_every_configuration():
+    dag = attention_forward(2, 1)
+    search = ExhaustiveRun(dag, 3, "recompute").search
+    start = search.input_mask << search.n
+    assert farm._expansions(search, [(start, 0, 5, True, 30)] * 3, time.monotonic() - 1) \
+        == [None, None, None]
+    assert farm._expansions(None, [(start, 0, 5, True, 30)], time.monotonic() + 60) == [None]
+
+
+def test_a_failing_worker_says_so_and_the_farm_raises_it():
+    sink = io.BytesIO()
+    farm._worker(_framed(pickle.dumps((matmul(2, 2, 2), 4, "no-such-variant", 30.0, None))),
+                 sink)
+    [(kind, why)] = _answers(sink)
+    assert kind == "failed" and "no-such-variant" in why
+    with pytest.raises(InternalError, match="expansion worker failed.*no-such-variant"):
+        _collect_from([("failed", why)])
+    with pytest.raises(MemoryError, match="out of memory"):
+        _collect_from([("out of memory",)])
+    with pytest.raises(InternalError, match="ended without its answer"):
+        _collect_from([])
+
+
+class _Ended:
+    """A worker that has ended, having written ``messages``."""
+
+    def __init__(self, messages):
+        self.stdout = _framed(*(marshal.dumps(m) for m in messages))
+
+    def wait(self):
+        return 1
+
+
+def _collect_from(messages):
+    return farm.Farm([_Ended(messages)]).collect(time.monotonic() + 10)
+
+
+def test_the_workers_agree_with_the_search_alone_and_end_with_the_block():
+    dag = attention_forward(2, 1)
+    alone = exhaustive_optimum(dag, 4, "recompute")
+    with farm.workers(dag, 4, "recompute", time.monotonic() + 60, 2) as workers:
+        assert workers is not None and len(workers.children) == 2
+        result = exhaustive_optimum(dag, 4, "recompute", deadline=time.monotonic() + 60,
+                                    farm=workers)
+        children = workers.children
+    assert result.complete and result.optimum == alone.optimum
+    assert all(child.poll() is not None for child in children)
+
+
+def test_farmed_workers_stop_at_the_deadline_with_the_level_proved():
+    dag = attention_forward(2, 2)  # recompute at M = 3 is far from settled in 3 s
+    deadline = time.monotonic() + 3
+    with farm.workers(dag, 3, "recompute", deadline, 2) as workers:
+        result = exhaustive_optimum(dag, 3, "recompute", deadline=deadline, farm=workers)
+    assert not result.complete and "deadline" in result.reason
+    assert 16 <= result.lower_bound <= 52  # the trivial bound and the best schedule known
+    assert time.monotonic() < deadline + 2
+
+
+def test_a_worker_killed_in_the_search_is_an_internal_error():
+    dag = attention_forward(2, 2)
+    deadline = time.monotonic() + 60
+    with farm.workers(dag, 3, "recompute", deadline, 2) as workers:
+        workers.children[0].kill()
+        with pytest.raises(InternalError, match="ended without its answer"):
+            exhaustive_optimum(dag, 3, "recompute", deadline=deadline, farm=workers)
+
+
+@pytest.mark.parametrize("variant", ["recompute", "one-shot"])
+def test_pebble_on_two_processes_farms_the_search_and_agrees(variant):
+    dag = attention_forward(2, 1)
+    said = []
+    verdicts = [pebble(dag, 4, variant=variant, timeout=60, processes=processes,
+                       abstraction=False, progress=said.append) for processes in (1, 2)]
+    assert verdicts[0].io == verdicts[1].io == exhaustive_optimum(dag, 4, variant).optimum
+    assert any("expansions on 2 processes" in line for line in said)
