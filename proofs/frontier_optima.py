@@ -192,9 +192,9 @@ CLAIMS = [
               "budget: no schedule loads each input once and stores nothing but the "
               "outputs, and one loading a single input twice exists), so in one-shot 15 is "
               "where it first needs only its inputs and outputs; in recompute the bracket "
-              "there is [27, 28]. At M = 13 it needs 29 in one-shot (the exhaustive search "
-              "alone, below 30, in 570 s; `pebble` proves [28, 30] in 600 s) "
-              "(docs/performance.md).",
+              "there is [27, 28]. At M = 13 it needs 29 in one-shot (`pebble` on two "
+              "processes, its search's expansions on both, 370 s; the search in one process "
+              "alone, below 30, 570 s) (docs/performance.md).",
         obligations=tuple(exact_search(ENDPOINTS, family, params, memory, variant=variant,
                                        optimum=q)
                           for family, params, _, memory, q in ENDPOINT_CELLS
