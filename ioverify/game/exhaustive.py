@@ -1116,7 +1116,6 @@ class _Search:
         limit, info, queue, closed = begun
         canonical = self.symmetry.canonical if self.lazy else None
         again = 1 << 4 * self.n  # partial expansion: a configuration to expand further
-        partial = self.partial and limit < INFINITY
         while True:
             if self.pause is not None and time.monotonic() > self.pause:
                 self.level, self.stored = queue.f, len(info)  # every popped one is expanded
@@ -1134,7 +1133,7 @@ class _Search:
                 return (queue.f, _path(key, info)), len(info), "", queue.f
             if deadline is not None and time.monotonic() > deadline:
                 return None, len(info), "deadline reached", queue.f
-            reach = min(limit, max(queue.f + 1, limit - self.partial)) if partial else limit
+            reach = self._reach(queue.f, limit)
             try:
                 after = self._expand(key, info, closed, queue, deadline, known, reach)
             except DeadlineReached:  # raised by ``bound``: the level popped is proved
@@ -1170,7 +1169,6 @@ class _Search:
         limit, info, queue, closed = begun
         canonical = self.symmetry.canonical if self.lazy else None
         again = 1 << 4 * self.n
-        partial = self.partial and limit < INFINITY
         out: dict[int, list[int]] = {}  # batch tag -> the keys sent
         tag, resumed = 0, False  # resumed: a batch is sent before the next pause
         while True:
@@ -1194,7 +1192,7 @@ class _Search:
                     batch.append(key)
                 if not batch:
                     break
-                reach = min(limit, max(queue.f + 1, limit - self.partial)) if partial else limit
+                reach = self._reach(queue.f, limit)
                 farm.submit(tag, [(info[key][4], info[key][0], info[key][3],
                                    info[key][1] is None, reach) for key in batch])
                 out[tag], tag, resumed = batch, tag + 1, False
@@ -1257,6 +1255,14 @@ class _Search:
             return None
         closed[orbit] = info[key][0]
         return key
+
+    def _reach(self, level: int, limit: float) -> float:
+        """How far the expansions at ``level`` make successors: ``limit``, or with partial
+        expansion (a finite limit only, ``steps``) the levels below ``limit - self.partial``
+        and at least the next one."""
+        if not self.partial or limit == INFINITY:
+            return limit
+        return min(limit, max(level + 1, limit - self.partial))
 
     def _exhausted(self, info: dict, closed: dict, limit: float):
         """The answer when no key is left below the limit: no schedule below it."""
