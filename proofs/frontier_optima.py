@@ -57,7 +57,7 @@ SPARSE_OPTIMA = {"one-shot": {3: 35, 4: 21, 5: 16, 6: 14, 7: 13, 8: 12},
 # within the check's budget: (family, parameters, label, M, inputs plus outputs).
 ENDPOINT_CELLS = (("attention-backward", {"n": 2, "d": 1},
                    "attention_backward(2, 1) (56 vertices)", 13, 18),
-                  ("matmul", {"m": 3, "k": 3, "n": 3}, "matmul(3, 3, 3) (63 vertices)", 16, 27))
+                  ("matmul", {"m": 3, "k": 3, "n": 3}, "matmul(3, 3, 3) (63 vertices)", 15, 27))
 
 
 def _searches(claim: str, family: str, params: dict, optima: dict[str, dict[int, int]],
@@ -186,15 +186,15 @@ CLAIMS = [
         notes="Each optimum is the trivial bound (every input loaded once, every output stored "
               "once) met by a replayed schedule; where the optimum first rises above it is the "
               "open end of the frontier (attention_backward(2, 1) at M = 12 one-shot: 19). "
-              "matmul(3, 3, 3) needs only its 27 from M = 15 on too (`pebble` finds the "
-              "schedule in 34 s one-shot and 55 s recompute, too close to the check's budget "
-              "for checked cells). At M = 14 it needs 28 in one-shot (308 s, past the check's "
-              "budget: no schedule loads each input once and stores nothing but the "
-              "outputs, and one loading a single input twice exists), so in one-shot 15 is "
-              "where it first needs only its inputs and outputs; in recompute the bracket "
-              "there is [27, 28]. At M = 13 it needs 29 in one-shot (`pebble` on two "
-              "processes, its search's expansions on both, 370 s; the search in one process "
-              "alone, below 30, 570 s) (docs/performance.md).",
+              "matmul(3, 3, 3) needs 28 at M = 14 (no schedule loads each input once and "
+              "stores nothing but the outputs, and one loading a single input twice exists), "
+              "so 15 is where it first needs only its inputs and outputs, in both variants: "
+              "every needed vertex has one use, so the demand-count lemma makes its recompute "
+              "optima the one-shot ones, and the recompute search runs in one-shot (`pebble` "
+              "at M = 14: 51 s one-shot, 54 s recompute, past the check's budget). At M = 13 "
+              "it needs 29 (`pebble` on two processes, its search's expansions on both: 370 s "
+              "one-shot, 357 s recompute; the search in one process alone, below 30, 570 s) "
+              "(docs/performance.md).",
         obligations=tuple(exact_search(ENDPOINTS, family, params, memory, variant=variant,
                                        optimum=q)
                           for family, params, _, memory, q in ENDPOINT_CELLS
@@ -208,7 +208,10 @@ CLAIMS = [
         firmness="derived",
         variant="recompute",
         notes="Recomputation never pays here: each product has one use, and a sum's partial "
-              "results are cheaper to store than to rebuild.",
+              "results are cheaper to store than to rebuild. Every needed vertex having one "
+              "use, the demand-count lemma makes the two optima equal, and the recompute cells "
+              "are proved by the one-shot search (the certificates name the lemma, which their "
+              "check re-derives).",
         obligations=_searches(MATMUL_223, "matmul", {"m": 2, "k": 2, "n": 3},
                               {"one-shot": MATMUL_223_OPTIMA, "recompute": MATMUL_223_OPTIMA}),
     ),

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from ioverify.certificate.format import RELIES_ON, seal
+from ioverify.certificate.format import RELIES_ON, SINGLE_USE_RELIES_ON, seal
 from ioverify.claims.claim import Claim, confront, exact_search, kernel, partition, symbolic
 from ioverify.cli import main
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN,
@@ -38,6 +38,8 @@ CASES = {
                          "optimal"),
     "optimal-one-shot": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3,
                                                 variant="one-shot"), "optimal"),
+    # recompute, proved by a search in one-shot under the single-use lemma
+    "optimal-single-use": (lambda c: exact_search(c, "matmul", MATMUL, 4), "optimal"),
     "verified-trivial": (lambda c: exact_search(c, "pyramid", {"height": 2}, 3, lower_bound=4),
                          "verified"),
     "verified-bound-id": (lambda c: exact_search(c, "matmul", MATMUL, 4,
@@ -189,6 +191,18 @@ def test_solver_answers_are_rederived_or_relied_on_and_said_so(certs):
     assert any("P(6) >= 3" in line for line in z3_partition.not_rederived)
 
 
+def test_a_recompute_optimum_searched_in_one_shot_names_and_rederives_the_lemma(certs):
+    """matmul is single-use: its recompute optimum is proved by the one-shot search, and the
+    re-check re-derives the lemma before it re-runs that search."""
+    doc = _doc(certs, "optimal-single-use")
+    assert doc["verdict"]["variant"] == "recompute"
+    assert doc["verdict"]["evidence"]["searched"] == "one-shot"
+    outcome = check_file(certs["optimal-single-use"])
+    assert outcome.outcome == "accepted" and outcome.relies_on == (SINGLE_USE_RELIES_ON,)
+    assert any("single-use lemma re-derived" in line for line in outcome.rechecked)
+    assert any("no one-shot schedule with I/O <" in line for line in outcome.rechecked)
+
+
 def test_partition_refutation_by_a_solver_bound_is_accepted_relying_on_it(certs):
     """Regression: a refutation of at_most whose bound only Z3 proved kept no evidence, so the
     re-check rejected a true certificate; it now carries the partition evidence."""
@@ -285,6 +299,13 @@ TAMPERS = [
     ("optimal", "evidence heuristic", _set("verdict.evidence.heuristic", "oracle"),
      "heuristic"),
     ("optimal", "variant", _set("verdict.variant", "one-shot"), "verdict variant"),
+    ("optimal-expected", "searched without the lemma",  # pyramid(3): two uses of a vertex
+     _set("verdict.evidence.searched", "one-shot"), "single-use lemma does not hold"),
+    ("optimal-one-shot", "searched in recompute", _set("verdict.evidence.searched", "recompute"),
+     "only a recompute bound"),
+    ("optimal-single-use", "lemma without another variant",
+     _set("verdict.evidence.searched", "recompute"), "no lemma is needed"),
+    ("optimal-single-use", "lemma not relied on", _set("relies_on", []), "relies_on"),
     ("optimal", "unknown verdict field", _set("verdict.horizon", 3), "does not belong"),
     ("optimal", "relies_on", _set("relies_on", ["a friend's word"]), "relies_on"),
     ("optimal", "instance DAG", lambda d: d["instance"]["dag"]["edges"].pop(), "instance"),

@@ -62,8 +62,9 @@ def test_the_state_cap_is_split_evenly():
     assert all("state budget of 100 states" in result.reason for result in (here, there))
 
 
-def _messages(task) -> list:
-    source, sink = io.BytesIO(pickle.dumps(task)), io.BytesIO()
+def _messages(task, *orders) -> list:
+    source = io.BytesIO(pickle.dumps(task) + b"".join(pickle.dumps(o) for o in orders))
+    sink = io.BytesIO()
     apart._child(source, sink)
     sink.seek(0)
     messages = []
@@ -94,15 +95,85 @@ def _listen(messages) -> apart._Listener:
 
 def test_the_child_reports_its_result_and_the_listener_keeps_it():
     dag = matmul(2, 2, 2)
-    messages = _messages((dag, 4, "one-shot", None, 30.0, 10_000, None))
+    messages = _messages((dag, 4, "one-shot", None, 30.0, 10_000, None, 2))
     assert messages[-1][0] == "result"
     listener = _listen(messages)
     assert listener.finished
     assert listener.result().optimum == exhaustive_optimum(dag, 4, "one-shot").optimum
 
 
+def test_a_child_told_to_farm_goes_on_with_workers_and_finds_the_optimum(monkeypatch):
+    """THE HAND-OVER, the child's half: told to farm (an order after its task), it goes on
+    from its next report with real workers (``ioverify.search.farm``) to the optimum."""
+    from ioverify.search import farm
+
+    started = []
+    real = farm.workers
+
+    def workers(*args):
+        started.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(farm, "workers", workers)
+    monkeypatch.setattr(apart, "REPORT_EVERY", 0.0)  # a report after every configuration
+    dag = attention_forward(2, 1)
+    messages = _messages((dag, 4, "recompute", None, 60.0, 100_000, None, 2), ("farm",))
+    assert started == [2] and messages[0][0] == "level" and messages[-1][0] == "result"
+    assert messages[-1][1].optimum == exhaustive_optimum(dag, 4, "recompute").optimum
+
+
+class _Stalled:
+    """A run paused at level 21, a few hundredths of a second per slice."""
+
+    def __init__(self):
+        self.seconds, self.level, self.slices = 0.0, 21, 0
+
+    def advance(self, until, cap):
+        time.sleep(0.02)
+        self.seconds += 0.02
+        self.slices += 1
+        return None
+
+
+class _Ahead:
+    """A listener whose child reports a climbing level (14, 17, 20 after 1, 2, 4 s)."""
+
+    def __init__(self, history):
+        self.history, self.seconds = history, history[-1][0] if history else 0.0
+        self.finished = self.handed_over = False
+
+    def listen(self):
+        pass
+
+    def hand_over(self):
+        self.handed_over = True
+
+
+@pytest.mark.parametrize("handing", [True, False])
+def test_the_race_is_handed_over_to_a_child_forecast_ahead(handing):
+    """A search here that stalls at 21 while the child climbs 3 levels a doubling: after
+    PROBE of the time (and only then) it stops and the child is told, unless the child has no
+    workers to take it."""
+    run, listener = _Stalled(), _Ahead([(1.0, 14), (2.0, 17), (4.0, 20)])
+    total = 1.6
+    start = time.monotonic()
+    assert apart._search_here(run, listener, start + total, 100, handing) is None
+    assert listener.handed_over == handing
+    if handing:
+        assert apart.PROBE * total - 0.03 <= run.seconds < apart.PROBE * total + 0.3
+    else:
+        assert time.monotonic() >= start + total
+
+
+def test_the_race_goes_on_while_the_search_here_is_not_behind():
+    run, listener = _Stalled(), _Ahead([(1.0, 14), (4.0, 14)])  # a child that stalls lower
+    start = time.monotonic()
+    assert apart._search_here(run, listener, start + 1.0, 100, True) is None
+    assert not listener.handed_over and time.monotonic() >= start + 1.0
+
+
 def test_a_failing_child_is_an_internal_error():
-    messages = _messages((matmul(2, 2, 2), 4, "no-such-variant", None, 30.0, 10_000, None))
+    messages = _messages((matmul(2, 2, 2), 4, "no-such-variant", None, 30.0, 10_000, None, 2))
     assert messages[0][0] == "failed" and "no-such-variant" in messages[0][1]
     with pytest.raises(InternalError, match="second search failed.*no-such-variant"):
         _listen(messages)
@@ -183,6 +254,28 @@ def test_a_signal_ends_the_command_and_its_child(tmp_path, name, module, memory)
     assert "Traceback" not in command.stderr.read()
 
 
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="looks for the workers in /proc")
+def test_a_child_that_farmed_out_ends_its_workers_with_it():
+    """THE HAND-OVER's end: the race ending (``apart._end``) ends the child and the workers it
+    farmed out to, though they are in sessions of their own."""
+    dag = attention_forward(2, 2)  # M = 3 in recompute: not settled within the minute
+    run = ExhaustiveRun(dag, 3, "recompute", deadline=time.monotonic() + 60)
+    before = set(_children_alive("ioverify.search.farm"))
+    child = apart._start(run, 60.0, 2_000_000, None, 2)
+    try:
+        apart._Listener(child).hand_over()
+        start = time.monotonic()
+        while len(set(_children_alive("ioverify.search.farm")) - before) < 2 and \
+                time.monotonic() < start + 30:
+            time.sleep(0.2)
+        assert len(set(_children_alive("ioverify.search.farm")) - before) == 2
+    finally:
+        apart._end(child)
+    assert child.returncode == 128 + signal.SIGTERM  # it ended them itself, not killed
+    time.sleep(0.5)
+    assert not set(_children_alive("ioverify.search.farm")) - before
+
+
 def test_jobs_is_a_single_cell_option_too(tmp_path, capsys):
     import json
 
@@ -212,6 +305,9 @@ class _State:
 
     def out_of_time(self):
         return time.monotonic() >= self.deadline
+
+    def report(self, what):
+        pass
 
 
 def test_without_a_child_process_the_race_takes_turns_here(monkeypatch):

@@ -27,9 +27,10 @@ class _LocalFarm:
 
     def __init__(self, dag, memory, variant, rng, capacity):
         self.search = ExhaustiveRun(dag, memory, variant).search
-        self.rng, self.capacity, self.out = rng, capacity, {}
+        self.rng, self.capacity, self.out, self.sent = rng, capacity, {}, 0
 
     def submit(self, tag, tasks):
+        self.sent += 1
         # through marshal, as the workers' batches and answers go
         self.out[tag] = marshal.loads(marshal.dumps(tasks))
 
@@ -67,6 +68,46 @@ def test_a_farmed_search_proves_what_the_search_alone_proves(data):
     result = _farmed(dag, memory, variant, below, rng)
     assert result.complete
     assert (result.optimum, result.lower_bound) == (expected.optimum, expected.lower_bound)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_search_farmed_out_where_it_paused_proves_what_it_alone_proves(data):
+    """A search alone for a few configurations, then farmed (``ExhaustiveRun.farm_out``,
+    the race's hand-over in ``apart``): the same optimum or "none below" at the same level."""
+    dag = data.draw(dags(max_vertices=9, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    variant = data.draw(st.sampled_from(["recompute", "one-shot"]))
+    alone = exhaustive_optimum(dag, memory, variant)
+    below = None
+    if alone.optimum is not None and data.draw(st.booleans()):
+        below = alone.optimum - data.draw(st.integers(0, 2))
+    expected = alone if below is None else exhaustive_optimum(dag, memory, variant, below=below)
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    run = ExhaustiveRun(dag, memory, variant, below=below)
+    result = None
+    for _ in range(data.draw(st.integers(1, 30))):  # one configuration per advance
+        if (result := run.advance(time.monotonic())) is not None:
+            break
+    if result is None:
+        local = _LocalFarm(dag, memory, variant, rng, rng.randint(1, 4))
+        run.farm_out(local)
+        result = run.advance()
+        assert run.search.handover is None  # taken: the farm went on from the pause
+    assert result.complete
+    assert (result.optimum, result.lower_bound) == (expected.optimum, expected.lower_bound)
+
+
+def test_only_a_paused_run_without_a_bound_is_farmed_out():
+    dag = attention_forward(2, 1)
+    local = _LocalFarm(dag, 4, "recompute", random.Random(4), 2)
+    run = ExhaustiveRun(dag, 4, "recompute")
+    with pytest.raises(InternalError, match="only where it paused"):
+        run.farm_out(local)
+    kept = ExhaustiveRun(dag, 4, "recompute", keep_closed=True)
+    kept.advance(time.monotonic())
+    with pytest.raises(InternalError, match="farm searches without a bound"):
+        kept.farm_out(local)
 
 
 @pytest.mark.parametrize("variant", ["recompute", "one-shot"])

@@ -245,7 +245,8 @@ def test_the_race_counts_time_not_slices(monkeypatch):
 
 
 def test_the_search_ahead_is_the_one_forecast_higher():
-    from ioverify.search.pebbling import _ahead, _forecast, _level_at
+    from ioverify.search.apart import forecast as _forecast, level_at as _level_at
+    from ioverify.search.pebbling import _ahead
 
     history = [(1.0, 10), (2.0, 12), (4.0, 15)]
     assert [_level_at(history, t) for t in (0.5, 1.0, 3.0, 9.0)] == [10, 10, 12, 15]
@@ -288,11 +289,10 @@ def test_a_bound_that_stalls_leaves_the_rest_of_the_time_to_the_plain_search(mon
     assert "heuristic" not in verdict.evidence.detail  # proved by the plain search
 
 
-def test_the_kind_with_fewer_restricted_games_has_three_quarters_of_the_bounds_time(
-        monkeypatch):
+def test_the_kind_with_fewer_restricted_games_goes_first_with_the_bounds_time(monkeypatch):
     """The start values of the two kinds of parts: the one with fewer distinct restricted
     games (attention_forward(2,2): the rows sharing their inputs, one game for both rows)
-    first, with FIRST_KIND_SHARE of the time the bound has; the other what is left of it."""
+    first, with FIRST_KIND_SHARE (all) of the time the bound has; the other what is left."""
     from ioverify.dag import attention_forward
     from ioverify.game import abstraction
     from ioverify.search import pebbling

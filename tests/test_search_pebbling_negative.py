@@ -212,16 +212,54 @@ def test_attention_forward_21_recompute_small_memory(memory, optimum):
     assert replay(dag, verdict.schedule, memory).io == optimum
 
 
-@settings(max_examples=25)
-@given(dags(max_vertices=8), st.integers(0, 3))
+@st.composite
+def single_use_dags(draw, max_vertices: int = 10):
+    """Random DAGs where every non-input vertex has at most one successor (an in-forest over
+    shared inputs) and the outputs are the sinks: every needed non-input vertex has one use."""
+    from ioverify.dag.model import DAGBuilder
+
+    n = draw(st.integers(3, max_vertices))
+    inputs = draw(st.integers(1, n - 2))
+    b, free = DAGBuilder(), []  # free: non-input vertices with no successor yet
+    for v in range(inputs):
+        b.input(f"v{v}")
+    for v in range(inputs, n):
+        preds = draw(st.lists(st.sampled_from(list(range(inputs)) + free), min_size=1,
+                              max_size=3, unique=True))
+        free = [u for u in free if u not in preds] + [v]
+        b.op("op", f"v{v}", preds)
+    return b.build()
+
+
+@settings(max_examples=1000, deadline=None)
+@given(single_use_dags(), st.integers(0, 3))
 def test_single_use_lemma_against_exhaustive(dag, extra):
-    """Where every needed vertex has one use, the recompute optimum is the one-shot one."""
-    if not search.single_use_lemma(dag):
-        return
+    """Where every needed vertex has one use, the recompute optimum is the one-shot one: the
+    premise of a recompute bound proved by the one-shot search (``pebbling._equal_optima``)."""
+    assert search.single_use_lemma(dag)
     memory = dag.min_memory + extra
     one_shot = exhaustive_optimum(dag, memory, "one-shot")
     recompute = exhaustive_optimum(dag, memory, "recompute")
     assert one_shot.optimum == recompute.optimum
+
+
+@settings(max_examples=200, deadline=None)
+@given(single_use_dags(max_vertices=9), st.integers(0, 2),
+       st.sampled_from([None, 0, 1, 2]))
+def test_a_recompute_verdict_on_a_single_use_dag_is_proved_in_one_shot(dag, extra, under):
+    """The verdict's optimum is the recompute one, its evidence names the one-shot search and
+    the lemma, and a claim above the optimum is refuted by a schedule replayed in recompute."""
+    memory = dag.min_memory + extra
+    optimum = exhaustive_optimum(dag, memory, "recompute").optimum
+    claim = None if under is None else optimum + under
+    verdict = search.pebble(dag, memory, claim_lower_bound=claim)
+    if claim is not None and claim > optimum:
+        assert verdict.status == "refuted" and replay(dag, verdict.schedule, memory).io < claim
+        return
+    assert verdict.status == ("optimal" if claim is None else "verified")
+    if verdict.evidence.kind == "exhaustive-search":
+        assert verdict.evidence.detail["searched"] == "one-shot"
+        assert "single-use" in verdict.evidence.detail["lemma"]
 
 
 @pytest.mark.parametrize("method, kinds", [

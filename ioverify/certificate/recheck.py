@@ -46,12 +46,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ioverify.certificate.closed import check_closed
-from ioverify.certificate.format import NotRechecked, RELIES_ON, digest, read, validate
+from ioverify.certificate.format import (NotRechecked, RELIES_ON, SINGLE_USE_RELIES_ON, digest,
+                                         read, validate)
 from ioverify.certificate.lrat import check_lrat, read_dimacs
 from ioverify.certificate.reencode import one_shot_cnf
 from ioverify.certificate.format import relies_on as relies_on_of
 from ioverify.game.lemmas import (carry_fact, compute_demands, counting_lower_bound,
-                                  trivial_lower_bound)
+                                  single_use_lemma, trivial_lower_bound)
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_UNKNOWN,
                              CertificateRejected, IOVerifyError, InvalidFormat, exit_code_of)
 from ioverify.verdict import EVIDENCE_KINDS, SEVERITY, to_json
@@ -89,7 +90,7 @@ VERIFIED_FIELDS = {
 
 # Evidence fields by kind: (compared, recorded only).
 EVIDENCE_FIELDS = {
-    "exhaustive-search": ({"below"}, {"states", "budget", "heuristic"}),
+    "exhaustive-search": ({"below"}, {"states", "budget", "heuristic", "searched", "lemma"}),
     "trivial-bound": ({"bound"}, {"budget"}),
     "one-shot-exact-horizon": ({"steps", "unsat_budget"},
                                {"method", "automorphisms", "backend", "budget"}),
@@ -471,7 +472,8 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
     compared, recorded = EVIDENCE_FIELDS[kind]
     _known_fields("evidence", evidence, compared | {"kind"}, recorded)
     if kind == "exhaustive-search":
-        _exhaustive_evidence(dag, memory, variant, evidence["below"], figure, log, exact,
+        searched = _searched(dag, variant, evidence, log)
+        _exhaustive_evidence(dag, memory, searched, evidence["below"], figure, log, exact,
                              evidence.get("heuristic"))
     elif kind == "trivial-bound":
         _trivial_evidence(dag, evidence["bound"], figure, log, exact)
@@ -483,6 +485,28 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
         _carried_evidence(dag, spec, variant, evidence, figure, log, exact)
     else:
         _horizon_evidence(dag, memory, variant, evidence, figure, log)
+
+
+def _searched(dag, variant: str, evidence: dict, log: _Log) -> str:
+    """The variant to re-run an exhaustive search in: the verdict's, or (evidence field
+    ``searched``) one-shot for a recompute verdict, once the single-use lemma is re-derived
+    for the DAG (every needed non-input vertex of one use: the two optima are equal)."""
+    searched = evidence.get("searched")
+    if searched is None or searched == variant:
+        _require("lemma" not in evidence, "evidence lemma: no lemma is needed for a search in "
+                                          "the verdict's own variant")
+        return variant
+    _require(searched == "one-shot" and variant == "recompute",
+             f"evidence searched {searched!r}: only a recompute bound may be proved by a "
+             f"search in another variant (one-shot), not a {variant} one")
+    _require(single_use_lemma(dag), "evidence searched 'one-shot': the single-use lemma does "
+                                    "not hold for this DAG (a needed non-input vertex has more "
+                                    "than one use), so the one-shot optimum may exceed the "
+                                    "recompute one")
+    log.rechecked.append("single-use lemma re-derived: every needed non-input vertex has one "
+                         "use, so the recompute and one-shot optima are equal")
+    log.relies_on.append(SINGLE_USE_RELIES_ON)  # the lemma's proof is on paper
+    return searched
 
 
 def _exhaustive_evidence(dag, memory, variant, below, figure, log, exact, heuristic) -> None:

@@ -380,6 +380,18 @@ class ExhaustiveRun:
         self.level = search.level
         return None
 
+    def farm_out(self, farm) -> None:
+        """From the next ``advance`` on, the expansions made by ``farm``'s processes
+        (``_Search.farmed_steps``), from where the search paused: the same A*, the level it
+        reached still proved.  Only for a paused run without a bound and with no closed
+        configurations kept; nothing to do once it is over."""
+        if self.result is not None:
+            return
+        if self.level is None:
+            raise InternalError("exhaustive search: a run is farmed out only where it paused")
+        self.search.farmable()
+        self.search.handover = farm
+
     def stopped(self, reason: str) -> SearchResult:
         """The result of a run given no more time (it may never be advanced again): the
         result if it is over, else incomplete with the level it proved when it paused."""
@@ -538,6 +550,7 @@ class _Search:
         self.lazy = False  # set by ``run``: configurations made canonical when popped
         self.closed: dict[int, int] | None = None
         self.pause: float | None = None  # ``steps`` pauses once this time has passed
+        self.handover = None  # a farm ``steps`` goes on with after its next pause
         self.level: int | None = None  # ``steps``: proved when it pauses
         self.stored = 0  # ``steps``: the configurations stored when it paused
         self.cap: int | None = None  # ``steps`` stops past it; it may change at a pause
@@ -1120,6 +1133,9 @@ class _Search:
             if self.pause is not None and time.monotonic() > self.pause:
                 self.level, self.stored = queue.f, len(info)  # every popped one is expanded
                 yield
+                if self.handover is not None:  # ``ExhaustiveRun.farm_out``: go on farmed
+                    farm, self.handover = self.handover, None
+                    return (yield from self._farmed(begun, deadline, farm, resumed=True))
             key = queue.pop()
             if key is None:  # no schedule below the limit (or none at all)
                 return self._exhausted(info, closed, limit)
@@ -1160,17 +1176,28 @@ class _Search:
         (an orbit's first configuration popped has its least g, as every configuration of one
         level and one orbit has the same g).  Which configuration of a level comes first
         varies from run to run, so the configurations stored at a state cap do too."""
-        if self.bound is not None or self.keep_closed:
-            raise InternalError("exhaustive search: the farm searches without a bound and "
-                                "keeps no closed configurations")
+        self.farmable()
         answer, begun = self._begin(below, deadline, None, None)
         if answer is not None:
             return answer
+        return (yield from self._farmed(begun, deadline, farm))
+
+    def farmable(self) -> None:
+        """Raise ``InternalError`` unless this search's expansions can be farmed."""
+        if self.bound is not None or self.keep_closed:
+            raise InternalError("exhaustive search: the farm searches without a bound and "
+                                "keeps no closed configurations")
+
+    def _farmed(self, begun, deadline, farm, resumed: bool = False):
+        """``farmed_steps`` from the search state ``begun`` (``_begin``), at the start or
+        where ``steps`` paused (every configuration popped there is expanded, so the state is
+        one ``farmed_steps`` could have paused in).  ``resumed``: a batch is sent before the
+        next pause."""
         limit, info, queue, closed = begun
         canonical = self.symmetry.canonical if self.lazy else None
         again = 1 << 4 * self.n
         out: dict[int, list[int]] = {}  # batch tag -> the keys sent
-        tag, resumed = 0, False  # resumed: a batch is sent before the next pause
+        tag = 0
         while True:
             paused = not resumed and self.pause is not None and time.monotonic() > self.pause
             if paused and not out:

@@ -4,7 +4,7 @@ A search whose bound is only its own heuristic runs alone (``pebbling._search_on
 nearly all of its time goes into making the successors of the configurations it pops
 (``_Search.successors``: the blocks and their heuristic values; attention_forward(2,2) at
 M = 6 in recompute, 78 % of it).  Here those are made by WORKERS, fresh interpreters
-(``python -m ioverify.search.farm``, ``apart.start_child``), each holding the same search,
+(``python -m ioverify.search.farm``, ``children.start_child``), each holding the same search,
 built from the same DAG, M and variant; this process keeps the queue, the configurations
 stored and the closed orbits, and admits what comes back (``_Search._admit``).
 
@@ -40,7 +40,7 @@ from contextlib import contextmanager
 
 from ioverify.errors import DeadlineReached, InternalError
 from ioverify.game.exhaustive import ExhaustiveRun
-from ioverify.search.apart import halved_memory, start_child
+from ioverify.search.children import halved_memory, start_child
 
 FRAME = struct.Struct("<Q")
 IN_FLIGHT = 2  # batches a worker holds at once: one it works on, one waiting for it

@@ -24,7 +24,10 @@
    with ``processes=2`` and a timeout, its expansions are made on two worker processes,
    ``ioverify.search.farm``).  When it
    finishes its answer is a proof in either variant (evidence ``exhaustive-search``); when it
-   does not, the Z3 searches take the time left.
+   does not, the Z3 searches take the time left.  For a recompute verdict on a DAG where every
+   needed non-input vertex has one use (``single_use_lemma``) it searches in one-shot, whose
+   configurations are far fewer: the two optima are equal there, so a level it proves is a
+   recompute lower bound too, and its evidence names the variant searched and the lemma.
 4. **recompute proofs need a horizon-free argument**; a bounded recompute encoding that is unsat
    only gives ``Bounded(horizon)``.  Besides the exhaustive search:
    * ``trivial-bound``: every needed input is loaded and every output stored at least once, in
@@ -51,7 +54,6 @@
 from __future__ import annotations
 
 import gc
-import math
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -590,11 +592,30 @@ def _exhaustive(st: _State, claim: int | None, share: float | None = None):
     if st.out_of_time():
         return "timeout before the exhaustive search"
     with _share(st, share):
-        result = _run_exhaustive(st, claim, st.variant, max_states)
+        result = _run_exhaustive(st, claim, _searched_variant(st), max_states)
     settled = _settled(st, claim)
     if settled is not None:
         return settled
     return f"exhaustive search incomplete after {result.states} states: {result.reason}"
+
+
+SINGLE_USE = ("single-use: every needed non-input vertex has one use, so the recompute and "
+              "one-shot optima are equal (ioverify.game.lemmas.compute_demands)")
+
+
+def _searched_variant(st: _State) -> Variant:
+    """The variant the exhaustive search runs in: the verdict's, or one-shot for a recompute
+    verdict where the single-use lemma makes the optima equal (``_record``)."""
+    return ONE_SHOT if _equal_optima(st, ONE_SHOT) else st.variant
+
+
+def _equal_optima(st: _State, variant: Variant) -> bool:
+    """Whether a lower bound proved in ``variant`` is one in the verdict's variant: the
+    same variant, or one-shot for recompute under the single-use lemma."""
+    if variant == st.variant:
+        return True
+    return (variant.at_most_once and not st.variant.at_most_once
+            and single_use_lemma(st.dag))
 
 
 # The beam searches before the exhaustive one (``_beam``): with a timeout, at most this share of
@@ -673,7 +694,8 @@ def _race_with(st: _State, bound, variant: Variant, below: int,
 
     with_bound = run(bound)
     if st.processes > 1:
-        results = apart.race_apart(with_bound, st.deadline, max_states)
+        results = apart.race_apart(with_bound, st.deadline, max_states, st.processes,
+                                   st.report)
         if results is not None:
             return list(results)
     return _race(st, [with_bound, run(None)], max_states)
@@ -683,7 +705,7 @@ def _race_with(st: _State, bound, variant: Variant, below: int,
 # kept by the search behind: one TRAIL_EVERY-th of the time.
 RACE_SLICES = 40
 MIN_SLICE = 0.5
-PROBE = 1 / 8
+PROBE = apart.PROBE
 TRAIL_EVERY = 4
 
 
@@ -731,31 +753,10 @@ def _ahead(history, spent: list[float], ahead: int, left: float) -> int:
     """Which of the two runs is AHEAD (``_race``): the one whose level, forecast for the end
     if it had all of the ``left`` seconds, is higher; on a tie ``ahead`` stays.  ``spent``:
     the seconds each has searched."""
-    forecast = [_forecast(history[i], spent[i], left) for i in (0, 1)]
+    forecast = [apart.forecast(history[i], spent[i], left) for i in (0, 1)]
     if forecast[0] == forecast[1]:
         return ahead
     return 0 if forecast[0] > forecast[1] else 1
-
-
-def _forecast(history: list[tuple[float, int]], seconds: float, left: float) -> float:
-    """A run's level after ``left`` more seconds, if it keeps gaining what it gained over the
-    last doubling of its time (from ``seconds`` / 2 to ``seconds``) at every further doubling:
-    a level costs about twice the one below, and a search that stalls gains nothing."""
-    now = _level_at(history, seconds)
-    if seconds <= 0:
-        return now
-    gained = now - _level_at(history, seconds / 2)
-    return now + gained * math.log2((seconds + left) / seconds)
-
-
-def _level_at(history: list[tuple[float, int]], seconds: float) -> int:
-    """The level a run had proved after ``seconds`` of search, from its history."""
-    level = history[0][1] if history else 0
-    for spent, reached in history:
-        if spent > seconds:
-            break
-        level = reached
-    return level
 
 
 def _below(st: _State, claim: int | None) -> int:
@@ -792,14 +793,17 @@ def _farm(st: _State, variant: Variant, wanted: bool):
 
 def _record(st: _State, variant: Variant, result: SearchResult, kind: str | None) -> None:
     """Keep what an exhaustive search found (its schedule, replayed) and proved (its level,
-    in the verdict's own variant; ``kind``: the abstraction bound it used, a hint for the
+    in the verdict's own variant or one with the same optima, ``_equal_optima``, named in the
+    evidence with the lemma; ``kind``: the abstraction bound it used, a hint for the
     certificate checker to re-run it quickly, never a premise)."""
     if result.optimum is not None and result.optimum < st.upper:
         st.best = checked(st.dag, result.schedule, st.memory, st.variant, result.optimum,
                           f"the exhaustive {variant.name} search")
         st.upper = result.optimum
-    if variant == st.variant and result.lower_bound is not None:
+    if _equal_optima(st, variant) and result.lower_bound is not None:
         detail = {"states": result.states, "below": result.lower_bound}
+        if variant != st.variant:  # the argument: the lemma, which the checker re-derives
+            detail["searched"], detail["lemma"] = variant.name, SINGLE_USE
         if kind is not None:  # how to re-run it quickly; any admissible heuristic agrees
             detail["heuristic"] = kind
         st.raise_lower(result.lower_bound, Evidence("exhaustive-search", detail))
@@ -816,22 +820,24 @@ ABSTRACTION_SHARE = {True: 0.25, False: 1 / 3}
 ABSTRACTION_MARGIN = 3
 
 
-# Of that time, the kind with fewer distinct restricted games (tried first) has this much, the
-# others an even share of what is left: its searches are the fewest, the likeliest to finish, and
-# an even half is what a search that needs just over it loses (attention_forward(2,2) at M = 3,
-# recompute, 60 s: the rows sharing their inputs reach 46 in 9.3 s alone, of 19 s in all; the
-# disjoint rows 41 in 24.8 s; on a slower machine half the share stopped the first, and the
-# cell fell from [46, 52] to [36, 52]).
-FIRST_KIND_SHARE = 0.75
+# Of that time, the kind with fewer distinct restricted games (tried first) may take all of it,
+# the others an even share of what is left: its searches are the fewest, the likeliest to
+# finish, and a start value cut short is time lost whole, while the other kind, with more
+# restricted games, seldom finishes in what a smaller share would leave it
+# (attention_forward(2,2) at M = 3, recompute, 60 s: the rows sharing their inputs reach 46 in
+# 13.8 s alone, the disjoint rows 41 in 35.2 s; with half the share, then three quarters
+# (about 13.8 s there), the first was stopped, and the cell fell from [46, 52] to [36, 52]; with
+# all of it, [46, 52]).
+FIRST_KIND_SHARE = 1.0
 
 
 def _abstraction(st: _State, variant: Variant):
     """(the abstraction bound, its kind) for the exhaustive search in ``variant``
     (``ioverify.game.abstraction``), over the disjoint parts or the parts sharing their inputs,
     whichever is higher at the start (computed within ABSTRACTION_SHARE of the time left, the
-    kind with fewer distinct restricted games first with FIRST_KIND_SHARE of it, each other
-    an even share of what is left; without a timeout, within the restricted searches' state
-    cap), if
+    kind with fewer distinct restricted games first with FIRST_KIND_SHARE of it (all of it),
+    each other an even share of what is left; without a timeout, within the restricted
+    searches' state cap), if
     that value beats the trivial bound by ABSTRACTION_MARGIN or a quarter of it; else (None, None):
     it would see little the search's own heuristic does not, and cost time at every
     configuration."""
