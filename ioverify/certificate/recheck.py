@@ -492,7 +492,7 @@ def _searched(dag, variant: str, evidence: dict, log: _Log) -> str:
     ``searched``) one-shot for a recompute verdict, once the single-use lemma is re-derived
     for the DAG (every needed non-input vertex of one use: the two optima are equal)."""
     searched = evidence.get("searched")
-    if searched is None or searched == variant:
+    if searched is None:
         _require("lemma" not in evidence, "evidence lemma: no lemma is needed for a search in "
                                           "the verdict's own variant")
         return variant
