@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ioverify.certificate.closed import SearchCertificateRejected, _Game, check_closed
+from ioverify.certificate.format import SINGLE_USE_RELIES_ON
 from ioverify.certificate.recheck import check_file
 from ioverify.cli import main
 from ioverify.dag import DAG as Graph, attention_forward, matmul, pyramid
@@ -223,7 +224,7 @@ def test_checker_imports_nothing_of_the_search():
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
                  for a in node.names}
-    assert imported <= {"__future__", "itertools", "ioverify.errors"}, imported
+    assert imported <= {"__future__", "itertools", "time", "ioverify.errors"}, imported
 
 
 # --- pebble --proof (recompute) and certificate check ------------------------------------------
@@ -291,11 +292,115 @@ def test_search_certificate_rechecks_without_solvers(proved):
 
 
 def test_proof_kind_without_proof_and_clausal_in_recompute_are_refused(tmp_path, capsys):
-    dag_file = tmp_path / "p.json"
-    dag_file.write_text(json.dumps(dag_to_dict(pyramid(2))))
+    dag_file = tmp_path / "p.json"  # pyramid(3): its middle vertices have two uses each
+    dag_file.write_text(json.dumps(dag_to_dict(pyramid(3))))
     assert main(["pebble", str(dag_file), "-M", "3", "--proof-kind", "search"]) == 2
     assert "--proof-kind needs --proof" in capsys.readouterr().err
     assert main(["pebble", str(dag_file), "-M", "3", "--proof-kind", "clausal", "--proof",
                  str(tmp_path / "x")]) == 2
-    assert "--proof-kind clausal needs the one-shot variant" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--proof-kind clausal needs the one-shot variant" in err and "2 times" in err
     assert not (tmp_path / "x").exists()
+
+
+# --- a recompute bound proved in one-shot, under the single-use lemma ------------------------------
+
+@pytest.fixture(scope="module")
+def single_use(tmp_path_factory):
+    """matmul(1,2,2) at M = 3 (optimum 13 in both variants; every product and partial sum has
+    one use): recompute proofs of both kinds, written in one-shot, and a one-shot one."""
+    base = tmp_path_factory.mktemp("single-use")
+    dag_file = base / "mm.json"
+    dag_file.write_text(json.dumps(dag_to_dict(matmul(1, 2, 2))))
+    assert main(["pebble", str(dag_file), "-M", "3", "--proof", str(base / "search")]) == EXIT_OK
+    if _has_cadical():
+        for name, variant in (("clausal", []), ("once", ["--one-shot"])):
+            assert main(["pebble", str(dag_file), "-M", "3", *variant, "--proof-kind", "clausal",
+                         "--proof", str(base / name)]) == EXIT_OK
+    return base
+
+
+def _has_cadical() -> bool:
+    from ioverify.solve.proof import available
+
+    return available()
+
+
+def _needs(folder: Path) -> Path:
+    if not folder.exists():
+        pytest.skip("no PySAT with CaDiCaL 1.9.5: no clausal proof was written")
+    return folder
+
+
+def test_a_single_use_recompute_bound_is_proved_in_one_shot_and_names_the_lemma(single_use):
+    for kind, checked in (("search", "search certificate search.closed checked"),
+                          ("clausal", "LRAT proof query.lrat checked")):
+        path = _needs(single_use / kind) / "certificate.json"
+        doc = json.loads(path.read_text())
+        assert doc["verdict"]["variant"] == "recompute"
+        assert doc["verdict"]["evidence"]["searched"] == "one-shot"
+        outcome = check_file(path)
+        assert outcome.outcome == "accepted" and outcome.status == "optimal", outcome
+        assert any("single-use lemma re-derived" in line for line in outcome.rechecked)
+        assert any(checked in line for line in outcome.rechecked)
+        assert outcome.relies_on[0] == SINGLE_USE_RELIES_ON
+    closed = (single_use / "search" / CLOSED_FILE).read_text()
+    assert closed.startswith("c ioverify search certificate: ") and "one-shot" in closed[:80]
+
+
+def _drop(*fields):
+    def change(doc):
+        for name in fields:
+            del doc["verdict"]["evidence"][name]
+    return change
+
+
+@pytest.mark.parametrize("kind, change, reason", [
+    ("search", _drop("searched", "lemma"), "search certificate"),  # one-shot masks read as owed
+    ("search", lambda doc: doc.update(relies_on=doc["relies_on"][1:]), "relies_on"),
+    ("search", lambda doc: doc["verdict"]["evidence"].update(searched="recompute"),
+     "only a recompute bound"),
+    ("clausal", _drop("searched", "lemma"), "proves nothing in the recompute variant"),
+    ("clausal", lambda doc: doc.update(relies_on=[]), "relies_on"),
+    ("once", lambda doc: doc["verdict"]["evidence"].update(searched="one-shot"),
+     "only a recompute bound"),
+])
+def test_a_resealed_proof_in_another_variant_is_rejected(single_use, tmp_path, kind, change,
+                                                         reason):
+    folder = tmp_path / kind
+    shutil.copytree(_needs(single_use / kind), folder)
+    assert reason in rejection(reseal(folder, change))
+
+
+def test_a_one_shot_proof_of_a_dag_without_the_lemma_is_rejected(proved, tmp_path):
+    """attention_forward(2,1) at M = 6: a one-shot search certificate resealed as recompute
+    evidence 'searched' in one-shot (its S entries have several uses)."""
+    folder = tmp_path / "once"
+    shutil.copytree(proved / "once", folder)
+
+    def as_recompute(doc):
+        doc["verdict"]["variant"] = "recompute"
+        doc["obligation"]["spec"]["variant"] = "recompute"
+        doc["obligation"]["id"] = doc["obligation"]["id"].replace("/one-shot/", "/recompute/")
+        doc["verdict"]["evidence"].update(searched="one-shot", lemma="x")
+        doc["relies_on"] = [SINGLE_USE_RELIES_ON] + doc["relies_on"]
+    assert "single-use lemma does not hold" in rejection(reseal(folder, as_recompute))
+
+
+def test_a_check_past_its_deadline_decides_nothing(proved):
+    """``pebble --proof`` re-checks within --timeout: past the deadline the certificate is not
+    re-checked (neither accepted nor rejected), and without one it is accepted."""
+    import time
+
+    path = proved / "opt" / "certificate.json"
+    late = check_file(path, deadline=time.monotonic() - 1)
+    assert late.outcome == "not re-checked" and "stopped at its deadline" in late.reason
+    assert check_file(path, deadline=time.monotonic() + 600).outcome == "accepted"
+
+
+def test_a_proof_not_rechecked_in_time_says_how_to_check_it():
+    from ioverify.cli.pebble_cmd import describe_proof
+
+    line = describe_proof({"written": True, "rechecked": False, "lower_bound": 9,
+                           "certificate": "p/certificate.json", "reason": "--timeout reached"})
+    assert "not re-checked" in line and "ioverify certificate check p/certificate.json" in line

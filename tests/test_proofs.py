@@ -256,9 +256,16 @@ def test_proof_certificate_rechecks_without_solvers(proved):
     assert "accepted (optimal)" in out and "LRAT proof query.lrat checked" in out
 
 
+def test_a_clausal_check_past_its_deadline_decides_nothing(proved):
+    import time
+
+    late = check_file(proved / "opt" / "certificate.json", deadline=time.monotonic() - 1)
+    assert late.outcome == "not re-checked" and "stopped at its deadline" in late.reason
+
+
 def test_clausal_proof_needs_the_one_shot_variant(tmp_path, capsys):
-    dag_file = tmp_path / "p.json"
-    dag_file.write_text(json.dumps(dag_to_dict(pyramid(2))))
+    dag_file = tmp_path / "p.json"  # or single use: pyramid(3)'s middle vertices have two each
+    dag_file.write_text(json.dumps(dag_to_dict(pyramid(3))))
     assert main(["pebble", str(dag_file), "-M", "3", "--proof-kind", "clausal", "--proof",
                  str(tmp_path / "x")]) == 2
     assert "--proof-kind clausal needs the one-shot variant" in capsys.readouterr().err

@@ -110,9 +110,10 @@ The contract (the DAG, M, the variant, BELOW) comes from the caller, never from 
 
 from __future__ import annotations
 
+import time
 from itertools import combinations
 
-from ioverify.errors import CertificateRejected
+from ioverify.errors import CertificateRejected, DeadlineReached
 
 INFINITE = float("inf")
 
@@ -121,10 +122,13 @@ class SearchCertificateRejected(CertificateRejected):
     """A search certificate that does not check; the message says which line and why."""
 
 
-def check_closed(dag, memory: int, one_shot: bool, below: int, text: str) -> int:
+def check_closed(dag, memory: int, one_shot: bool, below: int, text: str,
+                 deadline: float | None = None) -> int:
     """Check that the search certificate ``text`` proves every complete schedule of ``dag``
     with ``memory`` red pebbles (``one_shot``: in that variant, else recompute) costs at least
-    ``below``; the number of configurations checked.  ``SearchCertificateRejected`` otherwise."""
+    ``below``; the number of configurations checked.  ``SearchCertificateRejected`` otherwise;
+    ``DeadlineReached`` (nothing decided) if the ``time.monotonic()`` value ``deadline``
+    passes first."""
     game = _Game(dag, memory, one_shot)
     perms, listed = read_closed(text, game.n, game.parts)
     for number, perm in perms:
@@ -137,7 +141,10 @@ def check_closed(dag, memory: int, one_shot: bool, below: int, text: str) -> int
     elif game.lower(0, game.inputs, 0) < below:
         _reject(f"the start configuration is not listed, and its lower bound "
                 f"{game.lower(0, game.inputs, 0)} does not reach {below}")
-    for key, (g, number) in listed.items():
+    for done, (key, (g, number)) in enumerate(listed.items()):
+        if deadline is not None and done % 256 == 0 and time.monotonic() > deadline:
+            raise DeadlineReached(f"the check of the search certificate stopped at its "
+                                  f"deadline after {done} of {len(listed)} configurations")
         _check_one(game, listed, canonical, key, g, number, below)
     return len(listed)
 

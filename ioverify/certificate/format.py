@@ -138,9 +138,9 @@ RELIES_ON = {
     "carried": "the monotonicity of the optimum in M and in the variant (docs/theory.md), and "
                "the certificate the bound was carried from, re-checked with this one",
 }
-# An exhaustive search in one-shot for a recompute verdict (evidence field ``searched``): the
-# lemma that makes the two optima equal, re-derived for the DAG by the checker but proved on
-# paper.
+# A search, a search certificate or a clausal proof in one-shot for a recompute verdict
+# (evidence field ``searched``): the lemma that makes the two optima equal, re-derived for the
+# DAG by the checker but proved on paper.
 SINGLE_USE_RELIES_ON = ("the demand-count lemma (ioverify.game.lemmas.compute_demands): with "
                         "every needed non-input vertex of one use, the recompute and one-shot "
                         "optima are equal")
@@ -156,7 +156,6 @@ def relies_on(verdict: dict) -> list[str]:
     if evidence.get("kind") == "partition-lemma" and not str(
             evidence.get("lower_by", "Z3")).startswith("Z3"):
         return [f"the counting argument for the least number of parts: {evidence['lower_by']}"]
+    lemma = [SINGLE_USE_RELIES_ON] if "searched" in evidence else []
     reason = RELIES_ON.get(evidence.get("kind"))
-    if evidence.get("kind") == "exhaustive-search" and "searched" in evidence:
-        reason = SINGLE_USE_RELIES_ON
-    return [reason] if reason else []
+    return lemma + ([reason] if reason else [])

@@ -16,7 +16,9 @@ raises ``ProofRejected`` with one line naming the line of the proof and what is 
 
 from __future__ import annotations
 
-from ioverify.errors import CertificateRejected
+import time
+
+from ioverify.errors import CertificateRejected, DeadlineReached
 
 
 class ProofRejected(CertificateRejected):
@@ -71,12 +73,16 @@ def _ints(words: list[str], number: int) -> list[int]:
         raise ProofRejected(f"proof line {number}: {bad!r} is not an integer") from None
 
 
-def check_lrat(clauses, proof: str) -> int:
+def check_lrat(clauses, proof: str, deadline: float | None = None) -> int:
     """Check ``proof`` (LRAT text) against ``clauses`` (``read_dimacs``); the number of clauses
-    it added, once it adds the empty clause.  ``ProofRejected`` otherwise."""
+    it added, once it adds the empty clause.  ``ProofRejected`` otherwise; ``DeadlineReached``
+    (nothing decided) if the ``time.monotonic()`` value ``deadline`` passes first."""
     live = {i: tuple(c) for i, c in enumerate(clauses, 1)}
     last, added = len(live), 0
     for number, line in enumerate(proof.splitlines(), 1):
+        if deadline is not None and number % 4096 == 1 and time.monotonic() > deadline:
+            raise DeadlineReached(f"the check of the LRAT proof stopped at its deadline at "
+                                  f"line {number}")
         words = line.split()
         if not words or words[0] == "c":
             continue

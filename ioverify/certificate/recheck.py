@@ -16,7 +16,8 @@ status included:
   by ``ioverify.certificate.reencode`` and compared, its LRAT proof checked by
   ``ioverify.certificate.lrat``, both files read beside the certificate by SHA-256; a search
   certificate's closed configurations read beside it by SHA-256 and checked block by block by
-  ``ioverify.certificate.closed``);
+  ``ioverify.certificate.closed``); evidence proved in one-shot for a recompute bound
+  (``searched``) is checked in one-shot once the single-use lemma is re-derived from the DAG;
 * **partition**: the witness re-checked as a 2M-partition of the core DAG, the bound recomputed
   as M (P - 1), the counting bound on P recomputed, a solver's unsat relied on, said so;
 * **kernel**: the kernel re-run with the certificate's seed, re-certified, its counts, bound
@@ -95,9 +96,10 @@ EVIDENCE_FIELDS = {
     "one-shot-exact-horizon": ({"steps", "unsat_budget"},
                                {"method", "automorphisms", "backend", "budget"}),
     "clausal-proof": ({"steps", "unsat_budget", "cnf", "cnf_sha256", "proof", "proof_sha256",
-                       "variables", "clauses", "lemmas"}, {"backend", "budget"}),
+                       "variables", "clauses", "lemmas"}, {"backend", "budget", "searched",
+                                                           "lemma"}),
     "search-certificate": ({"below", "closed", "closed_sha256", "states"},
-                           {"automorphisms", "budget"}),
+                           {"automorphisms", "budget", "searched", "lemma"}),
     "proved-horizon": ({"steps", "unsat_budget", "horizon_computes"},
                        {"method", "automorphisms", "backend", "budget", "lemma"}),
     "partition-lemma": ({"S", "memory", "parts", "parts_lower", "parts_upper", "lower_by",
@@ -150,23 +152,26 @@ class _Log:
     relies_on: list[str] = field(default_factory=list)
     not_rederived: list[str] = field(default_factory=list)
     seen: tuple[str, ...] = ()  # the certificates being re-checked (a cycle is rejected)
+    deadline: float | None = None  # for the proof files' checks: then not re-checked
 
 
 # --- entry points -------------------------------------------------------------------------------
 
-def check(doc: dict, folder: str | Path | None = None, seen: tuple[str, ...] = ()) -> Recheck:
+def check(doc: dict, folder: str | Path | None = None, seen: tuple[str, ...] = (),
+          deadline: float | None = None) -> Recheck:
     """Re-check a certificate document; raises CertificateRejected naming the first field whose
     stated value differs from the re-derived one, NotRechecked when it cannot be re-derived
     here, InvalidFormat when it is malformed.  ``folder``: the folder of the certificate file,
     where the files a clausal proof names and the certificates a carried bound names are
     (without it neither is re-checked); ``seen``: the certificates being re-checked above this
-    one (a cycle is rejected)."""
+    one (a cycle is rejected); ``deadline``: a ``time.monotonic()`` value past which the checks
+    of a clausal proof or a search certificate stop (``DeadlineReached``: not re-checked)."""
     validate(doc)
     if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
         raise CertificateRejected("certificate digest does not match its content: it was "
                                   "edited after it was written")
     ob = doc["obligation"]
-    log = _Log(folder=None if folder is None else Path(folder), seen=seen)
+    log = _Log(folder=None if folder is None else Path(folder), seen=seen, deadline=deadline)
     _same("obligation claim (the claim's id)", doc["claim"]["id"], ob["claim"])
     _same("obligation id (from its kind and spec)", obligation_id(ob["kind"], ob["spec"]),
           ob["id"])
@@ -181,14 +186,16 @@ _OUTCOME_OF_CODE = {EXIT_REFUTED: "rejected", EXIT_BAD_INPUT: "malformed",
                     EXIT_UNKNOWN: "not re-checked", EXIT_INTERNAL: "internal error"}
 
 
-def check_file(path: str | Path, *, debug: bool = False) -> Outcome:
+def check_file(path: str | Path, *, debug: bool = False,
+               deadline: float | None = None) -> Outcome:
     """Read and re-check one certificate file; every ending is an ``Outcome`` (an unexpected
-    exception is an internal error of this file, re-raised with ``debug``)."""
+    exception is an internal error of this file, re-raised with ``debug``; ``deadline``
+    passed: not re-checked)."""
     path, status = str(path), None
     try:
         doc = read(path, "certificate")
         status = doc["verdict"]["status"]
-        result = check(doc, Path(path).parent, (Path(path).name,))
+        result = check(doc, Path(path).parent, (Path(path).name,), deadline)
     except IOVerifyError as error:
         return Outcome(path, _OUTCOME_OF_CODE.get(error.exit_code, "malformed"), status,
                        reason=_one_line(str(error)))
@@ -478,9 +485,11 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
     elif kind == "trivial-bound":
         _trivial_evidence(dag, evidence["bound"], figure, log, exact)
     elif kind == "clausal-proof":
-        _clausal_evidence(dag, memory, variant, evidence, figure, log)
+        _clausal_evidence(dag, memory, _searched(dag, variant, evidence, log), evidence, figure,
+                          log)
     elif kind == "search-certificate":
-        _search_certificate_evidence(dag, memory, variant, evidence, figure, log, exact)
+        _search_certificate_evidence(dag, memory, _searched(dag, variant, evidence, log),
+                                     evidence, figure, log, exact)
     elif kind == "carried":
         _carried_evidence(dag, spec, variant, evidence, figure, log, exact)
     else:
@@ -488,9 +497,10 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
 
 
 def _searched(dag, variant: str, evidence: dict, log: _Log) -> str:
-    """The variant to re-run an exhaustive search in: the verdict's, or (evidence field
-    ``searched``) one-shot for a recompute verdict, once the single-use lemma is re-derived
-    for the DAG (every needed non-input vertex of one use: the two optima are equal)."""
+    """The variant to check the evidence in (re-run an exhaustive search, check a search
+    certificate or a clausal proof): the verdict's, or (evidence field ``searched``) one-shot
+    for a recompute verdict, once the single-use lemma is re-derived for the DAG (every needed
+    non-input vertex of one use: the two optima are equal)."""
     searched = evidence.get("searched")
     if searched is None:
         _require("lemma" not in evidence, "evidence lemma: no lemma is needed for a search in "
@@ -653,7 +663,7 @@ def _clausal_evidence(dag, memory, variant, evidence, figure, log) -> None:
     log.rechecked.append(f"CNF {evidence['cnf']} re-encoded from the DAG, M = {memory} and "
                          f"I/O budget {budget}: the same {len(stored)} clauses over "
                          f"{len(derived.names)} variables")
-    lemmas = check_lrat(stored, proof_text)
+    lemmas = check_lrat(stored, proof_text, log.deadline)
     _same("evidence lemmas (the clauses the proof adds)", lemmas, evidence["lemmas"])
     log.rechecked.append(f"LRAT proof {evidence['proof']} checked: {lemmas} clauses added, the "
                          f"last one empty; no one-shot schedule with I/O <= {budget}")
@@ -669,7 +679,7 @@ def _search_certificate_evidence(dag, memory, variant, evidence, figure, log, ex
     _require(below >= figure, f"evidence below {below}: the search certificate proves nothing "
                               f"cheaper than {below} only, not {figure}")
     text = _proof_file(log, evidence, "closed")
-    states = check_closed(dag, memory, variant == "one-shot", below, text)
+    states = check_closed(dag, memory, variant == "one-shot", below, text, log.deadline)
     _same("evidence states (the configurations the file lists)", states, evidence["states"])
     log.rechecked.append(f"search certificate {evidence['closed']} checked: every block from "
                          f"each of its {states} closed configurations enumerated from the rules; "

@@ -58,7 +58,8 @@ def register(sub) -> None:
                         "'ioverify certificate check DIR/certificate.json' re-checks it "
                         "without any solver")
     p.add_argument("--proof-kind", choices=("auto", "clausal", "search"), default="auto",
-                   help="with --proof: clausal (one-shot only): the CNF of the final "
+                   help="with --proof: clausal (one-shot, or recompute where every needed "
+                        "non-input vertex has one use): the CNF of the final "
                         "unsatisfiable query (budget = the proved lower bound - 1) and its LRAT "
                         "proof; search: the exhaustive search's closed configurations, checked "
                         "block by block (both variants); auto (default): clausal for one-shot, "
@@ -130,6 +131,8 @@ def _single(args) -> int:
                               f"{args.proof_kind} proof)")
     _check_proof_folder(args.proof, variant, _proof_kind(args, variant))
     dag = read_dag_within(args.dag, start, args.timeout)
+    if args.proof is not None and dag is not None:
+        _check_proof_variant(dag, variant, _proof_kind(args, variant))
     if dag is None:
         verdict = Unknown("timeout while reading the DAG: nothing searched", variant=variant.name)
     else:
@@ -144,8 +147,8 @@ def _single(args) -> int:
     code = exit_code(verdict)
     if args.proof is not None:
         doc["proof"] = write_proof(args, dag, verdict, start, _proof_kind(args, variant))
-        if not doc["proof"]["written"] and code == 0:
-            code = 3  # asked for a proof, got none: inconclusive
+        if not doc["proof"].get("rechecked") and code == 0:
+            code = 3  # asked for a checked proof, got none: inconclusive
     if args.json:
         print_json(doc)
     else:
@@ -166,18 +169,14 @@ def _proof_kind(args, variant) -> str:
 
 
 def _check_proof_folder(folder, variant, kind: str = "clausal") -> None:
-    """--proof: a clausal proof only in the one-shot variant, and a folder that is one or can be
-    made (checked before the search, so that a bad path loses nothing)."""
+    """--proof: a clausal proof with its solver, and a folder that is one or can be made
+    (checked before the search, so that a bad path loses nothing)."""
     from pathlib import Path
 
     from ioverify.errors import InvalidArgument
 
     if folder is None:
         return
-    if kind == "clausal" and not variant.at_most_once:
-        raise InvalidArgument(f"--proof-kind clausal needs the one-shot variant (--one-shot), "
-                              f"whose horizon is exact; got {variant.name} (use --proof-kind "
-                              f"search)")
     if kind == "clausal":
         from ioverify.solve.proof import available
 
@@ -194,11 +193,30 @@ def _check_proof_folder(folder, variant, kind: str = "clausal") -> None:
 CERTIFICATE_FILE = "certificate.json"
 
 
+def _check_proof_variant(dag, variant, kind: str) -> None:
+    """--proof-kind clausal: the CNF states one-shot schedules, so it proves a recompute bound
+    only under the single-use lemma (checked once the DAG is read, before the search)."""
+    from ioverify.errors import InvalidArgument
+    from ioverify.game.lemmas import compute_demands
+
+    if kind != "clausal" or variant.at_most_once:
+        return
+    shared = [(v, c) for v, c in compute_demands(dag).items() if c > 1]
+    if shared:
+        v, uses = min(shared)
+        raise InvalidArgument(
+            f"--proof-kind clausal needs the one-shot variant (--one-shot), whose horizon is "
+            f"exact, or a DAG whose every needed non-input vertex has one use; vertex "
+            f"{dag.names[v]!r} is needed {uses} times, so the recompute optimum may be lower "
+            f"(use --proof-kind search)")
+
+
 def write_proof(args, dag, verdict, start: float, kind: str) -> dict:
     """The proof (``kind`` clausal, or search: a search certificate) of the lower bound
     ``verdict`` proves (its optimum, its verified bound, or the lower end of its bracket),
-    written with its certificate to ``args.proof`` and re-checked there; a record of what was
-    written (``written`` False and a ``reason`` if nothing was)."""
+    written with its certificate to ``args.proof`` and re-checked there, within --timeout; a
+    record of what was written (``written`` False and a ``reason`` if nothing was;
+    ``rechecked`` False and a ``reason`` if the time ran out in its re-check)."""
     from pathlib import Path
 
     from ioverify.errors import DeadlineReached, InternalError
@@ -216,7 +234,8 @@ def write_proof(args, dag, verdict, start: float, kind: str) -> dict:
         left /= 2
     try:
         if kind == "clausal":
-            detail = clausal_proof(dag, args.memory, lower, folder, timeout=left)
+            detail = clausal_proof(dag, args.memory, lower, folder, timeout=left,
+                                   variant=verdict.variant)
         else:
             detail = search_certificate(dag, args.memory, verdict.variant, lower, folder,
                                         timeout=left)
@@ -225,16 +244,21 @@ def write_proof(args, dag, verdict, start: float, kind: str) -> dict:
     path = _write_certificate(args, dag, verdict, lower, claim, kind, detail, start)
     from ioverify.certificate.recheck import check_file
 
-    outcome = check_file(path)
-    if outcome.outcome != "accepted":
+    deadline = None if args.timeout is None else start + args.timeout
+    outcome = check_file(path, deadline=deadline)
+    late = (outcome.outcome == "not re-checked" and deadline is not None
+            and time.monotonic() >= deadline)
+    if outcome.outcome != "accepted" and not late:
         raise InternalError(f"the proof written to {str(folder)!r} does not re-check: "
                             f"{outcome.reason}")
+    record = {"written": True, "rechecked": not late, "lower_bound": lower,
+              "certificate": str(path)}
+    if late:  # the files are whole; only their check is missing
+        record["reason"] = f"--timeout reached while re-checking it: {outcome.reason}"
     if kind == "search":
-        return {"written": True, "kind": "search-certificate", "lower_bound": lower,
-                "certificate": str(path), "closed": str(folder / detail["closed"]),
-                "states": detail["states"]}
-    return {"written": True, "kind": "clausal-proof", "lower_bound": lower,
-            "certificate": str(path), "cnf": str(folder / detail["cnf"]),
+        return {**record, "kind": "search-certificate",
+                "closed": str(folder / detail["closed"]), "states": detail["states"]}
+    return {**record, "kind": "clausal-proof", "cnf": str(folder / detail["cnf"]),
             "proof": str(folder / detail["proof"]), "variables": detail["variables"],
             "clauses": detail["clauses"], "lemmas": detail["lemmas"]}
 
@@ -273,6 +297,10 @@ def _write_certificate(args, dag, verdict, lower, claim, kind, detail, start):
 def describe_proof(record: dict) -> str:
     if not record["written"]:
         return f"proof: none written: {record['reason']}"
+    if not record["rechecked"]:
+        return (f"proof: I/O >= {record['lower_bound']} written but not re-checked "
+                f"({record['reason']}); check it with 'ioverify certificate check "
+                f"{record['certificate']}'")
     if record["kind"] == "search-certificate":
         return (f"proof: I/O >= {record['lower_bound']} by a search certificate of "
                 f"{record['states']} closed configurations, accepted by the certificate check: "

@@ -246,6 +246,10 @@ INFINITY = float("inf")
 # millisecond each.
 _CHECK_CLOCK_EVERY = 64  # successors
 _MEMO_MAX = 1 << 22  # heuristic values remembered (about 0.5 GiB); then the memo starts over
+# ``_Search._evictions`` remembers the eviction sets of up to this many candidates (at most
+# 70 sets each), for this many candidate sets at a time.
+_EVICTION_SET = 8
+_EVICTION_MEMO_MAX = 1 << 16
 # With at least this many automorphisms (besides the identity) configurations are made
 # canonical when popped, not when stored (``_Search.run``): attention_forward(2,2), 15 of them,
 # at M = 8 one-shot 19.1 s -> 6.9 s; approximate_attention(2,1,2), 3, at M = 7 one-shot below
@@ -527,8 +531,15 @@ class _Search:
             for p in _bits(self.pred_mask[v]):
                 self.useful_succs[p] |= 1 << v
         self.live_memo: dict[int, int] = {}
+        self.must_memo: dict[int, tuple[int, int]] = {}  # ``_must_of``
         # MUST (``_trivial``) a layer at a time: the predecessors of a set in a few look-ups
         self.preds_of = _compiled_union(self.pred_mask) if n <= _UNION_MAX_VERTICES else None
+        # ``_ready``: the computable vertices with a predecessor in a set, in a few look-ups
+        # (asked once an expansion: small tables, quick to build)
+        self.computable_mask = _mask_of(self.computable, n)
+        self.succs_of = (_compiled_union(self.useful_succs, 8) if n <= _UNION_MAX_VERTICES
+                         else None)
+        self.eviction_memo: dict[int, tuple[int, ...]] = {}  # ``_evictions``
         # N8 needs automorphisms of the game searched: a restricted game keeps none.
         self.symmetry = (_Symmetry(dag, 4, deadline)
                          if part is None else _NoSymmetry())
@@ -616,26 +627,27 @@ class _Search:
         above only a lower bound on it (``_cheapest_loads`` cuts every branch at ``cap``).
         In recompute ``computed`` is O, the owed loads (N15): each costs its load, and is then
         red for the rest of the count; an owed vertex that is dead makes the state dead."""
-        if computed and not self.at_most_once:
+        once, cost_of, inputs = self.at_most_once, self.cost_of, self.input_mask
+        if computed and not once:
             if computed & ~self.live(blue):
                 return INFINITY  # N15: a dead vertex is never loaded again (N11)
-            owed = self.cost_of(computed)
+            owed = cost_of(computed)
             return owed + self._trivial(pending, red | computed, blue, 0, cap - owed)
         todo = pending & ~red
         stop = red | blue  # MUST stops at a vertex with a pebble
-        if self.at_most_once:
+        if once:
             if todo & computed:
                 return INFINITY  # v must be computed again
             stop |= computed  # reaching one ends the search below
-        must, reached = self._must(todo, 0, 0, stop)
-        if self.at_most_once:
+        must, reached = self._must_of(todo, stop)
+        if once:
             if reached & ~red & ~blue & computed:
                 return INFINITY  # a MUST vertex computed, without a pebble: computed again
-            return self.cost_of(pending) + self.cost_of(reached & ~red & blue)
-        choices = reached & ~red & ~self.input_mask & ~must  # blue: load or compute again
-        stores = self.cost_of(pending)
+            return cost_of(pending) + cost_of(reached & ~red & blue)
+        choices = reached & ~red & ~inputs & ~must  # blue: load or compute again
+        stores = cost_of(pending)
         if not choices:
-            return stores + self.cost_of(reached & ~red & self.input_mask)
+            return stores + cost_of(reached & ~red & inputs)
         self.nodes_left = _BRANCH_NODES
         try:
             loads = self._cheapest_loads(must, reached, choices, 0, red, stop, cap - stores)
@@ -663,6 +675,18 @@ class _Search:
             reached |= preds
             todo = (todo ^ low) | (preds & ~stop & ~must)
         return must, reached
+
+    def _must_of(self, todo: int, stop: int) -> tuple[int, int]:
+        """``_must(todo, 0, 0, stop)``, remembered: many configurations share their ``todo``
+        and ``stop`` (sparse_forward(causal 3,1), M = 4, below 21: 832,489 walks in the first
+        20 s, 50,420 distinct)."""
+        memo, key = self.must_memo, todo | stop << self.n
+        found = memo.get(key)
+        if found is None:
+            if len(memo) >= _MEMO_MAX:
+                memo.clear()
+            found = memo[key] = self._must(todo, 0, 0, stop)
+        return found
 
     def _cheapest_loads(self, must: int, reached: int, choices: int, loaded: int, red: int,
                         stop: int, best: float) -> float:
@@ -748,6 +772,7 @@ class _Search:
         the weight of those outputs (partial expansion, ``steps``)."""
         memory, pred_mask, once, cost_of = (self.memory, self.pred_mask, self.at_most_once,
                                             self.cost_of)
+        output_mask = self.output_mask
         owed = not once  # N15: in recompute ``computed`` holds O, the owed loads
         # The family counts (``_loads_at_least``) only cut against a finite budget; without
         # one (a restricted search asked for its optimum, ``restricted_optimum``) they cut
@@ -766,20 +791,25 @@ class _Search:
         stale_finished, stale_spent = self.spent(red, blue, computed) if start else (0, 0)
         pending = self.output_mask & ~blue
         budget -= cost_of(pending)  # an output stored in the block leaves the second term
-        vertices = self.computable
+        # c: not red, not computed (one-shot) or live (recompute), its predecessors red or blue
+        ready = self._ready(red | blue) & ~red & (~computed if once else live)
         if self.eager and size < memory:
             eager = self._eager(red, blue, computed)
             if eager is not None:  # N16: that block alone
-                vertices = (eager,)
+                ready &= 1 << eager
+        # Recompute: an evicted vertex is stored if fresh (N6, forced), may be if live and
+        # without blue (N11, optional), else is not (unstorable); the forced stores of vertices
+        # no output are charged below (an output's store is in the count already).
+        may_store = live & ~blue & ~must_store
+        unstorable = ~must_store & ~may_store
+        charged = must_store & ~pending
         beyond = INFINITY  # the least cut value: below it nothing was cut (``beyond``)
-        for c in vertices:
-            bit = 1 << c
-            if red & bit or (computed >> c & 1 if once else not live >> c & 1):
-                continue
+        while ready:
+            bit = ready & -ready
+            ready ^= bit
+            c = bit.bit_length() - 1
             preds = pred_mask[c]
             missing = preds & ~red
-            if missing & ~blue:
-                continue
             loads = cost_of(missing)
             # one-shot: C; recompute: O less what the block loads (N15)
             ncomputed = computed | bit if once else computed & ~missing
@@ -789,12 +819,15 @@ class _Search:
                 continue
             evict = size + missing.bit_count() + 1 - memory
             nfresh = (fresh & ~preds) | bit
-            finished, spent = self._left_by(c, preds, red | missing | bit, blue, ncomputed,
-                                            live, stale_finished, stale_spent)
+            after = red | missing | bit  # red after the block, before its evictions
+            if once or pending >> c & 1:
+                finished, spent = self._left_by(c, preds, after, blue, ncomputed, live,
+                                                stale_finished, stale_spent)
+            else:  # recompute: unless c is an output without blue, as they were (``_left_by``)
+                finished, spent = stale_finished, stale_spent
             if evict <= 0:
-                nred, nblue = red | missing | bit, self.idle_dropped(blue | finished, spent,
-                                                                    finished, ncomputed)
-                yield (loads + cost_of(finished), nred & ~spent, nblue, nfresh & ~spent,
+                nblue = self.idle_dropped(blue | finished, spent, finished, ncomputed)
+                yield (loads + cost_of(finished), after & ~spent, nblue, nfresh & ~spent,
                        ncomputed, (c, 0, 0, finished, spent))
                 continue
             reached = base = 0
@@ -802,8 +835,7 @@ class _Search:
             # is at most the loads, the count here less the outputs' stores and the weight of
             # every eviction: it cannot cut where that stays below the budget.
             if once and budget < INFINITY and least + evict * self.most_weight >= spare:
-                reached, base = self._evictions_floor(red | missing | bit, blue, ncomputed,
-                                                      pending)
+                reached, base = self._evictions_floor(after, blue, ncomputed, pending)
                 out_of_reach = (red & ~preds & ~kept & ~reached).bit_count()
                 low = least + base + max(0, evict - out_of_reach) * self.least_weight
                 if low >= budget:
@@ -813,8 +845,8 @@ class _Search:
             # within red before it, and its stores within red; 46 vertices, M = 7, below 20:
             # 78 s -> 52 s).
             if counted:
-                family = self._loads_at_least(red & ~blue, red | missing | bit, computed, blue,
-                                              pending, budget - least)
+                family = self._loads_at_least(red & ~blue, after, computed, blue, pending,
+                                              budget - least)
                 if least + family >= budget:
                     beyond = least + family if least + family < beyond else beyond
                     continue
@@ -822,10 +854,9 @@ class _Search:
                 # vertex out of the red set it assumes: counts by what an eviction takes out,
                 # each with whether it is exact or only a bound at its cap.
                 counts = {0: (family, True)}
-            for chosen in combinations(_bit_list(red & ~preds & ~kept), evict):
-                gone = sum(chosen)
-                nred = (red & ~gone) | missing | bit
+            for gone in self._evictions(red & ~preds & ~kept, evict):
                 if once:
+                    nred = after & ~gone
                     stored = gone & ~blue & live
                     low = loads + cost_of(stored & ~pending)
                     if reached:  # the floor of this eviction (``_evictions_floor``)
@@ -838,13 +869,12 @@ class _Search:
                            self.idle_dropped(blue | stored | fin, drop, stored, 0),
                            nfresh & ~gone & ~drop, ncomputed, (c, gone, stored, fin, drop))
                     continue
-                forced = gone & must_store
                 # N15: a vertex stored, no output, is owed a load: its store counts twice
-                floor = least + per_store * cost_of(forced & ~pending)
+                floor = least + per_store * cost_of(gone & charged)
                 if floor >= budget:
                     beyond = floor if floor < beyond else beyond
                     continue
-                optional = gone & ~blue & ~forced & live
+                nred, forced, optional = after & ~gone, gone & must_store, gone & may_store
                 # the loads that every choice of stores still needs (cheaper than a count per
                 # choice: attention_forward(2,2), M = 7, below 20, 102 s -> 78 s)
                 if counted:
@@ -853,7 +883,7 @@ class _Search:
                     # (with blue, or dead and not fresh).  The ones it may store stay red there
                     # and turn blue, which changes nothing for a red vertex, and the outputs
                     # left to store are those without blue outside that set either way.
-                    leaving = gone & ~forced & ~optional
+                    leaving = gone & unstorable
                     known, exact = counts.get(leaving, (0, False))
                     if not exact and known < budget - floor:  # at or past a cap: a bound
                         cap = budget - floor
@@ -871,17 +901,16 @@ class _Search:
                         continue
                     stored = forced | extra
                     nblue = blue | stored
-                    if owed:
-                        ncomputed = computed & ~missing | stored & ~self.output_mask
-                    if stored & self.output_mask or finished:
+                    nowed = ncomputed | stored & ~output_mask  # N15: O after the block
+                    if stored & output_mask or finished:
                         # N11: an output's blue may leave vertices dead, and what a finished
                         # output's leaves dead depends on whether this block evicts it
-                        fin, drop = self.spent(nred, nblue, ncomputed)
-                        nblue = self.idle_dropped(nblue | fin, drop, fin | stored, ncomputed)
+                        fin, drop = self.spent(nred, nblue, nowed)
+                        nblue = self.idle_dropped(nblue | fin, drop, fin | stored, nowed)
                     else:
                         fin, drop = finished, spent & ~gone
                     yield (loads + cost_of(stored) + cost_of(fin), nred & ~drop, nblue,
-                           nfresh & ~gone & ~drop, ncomputed, (c, gone, stored, fin, drop))
+                           nfresh & ~gone & ~drop, nowed, (c, gone, stored, fin, drop))
         self.beyond = beyond - budget if beyond < INFINITY else INFINITY
 
     def _evictions_floor(self, red: int, blue: int, computed: int,
@@ -913,10 +942,33 @@ class _Search:
         todo = pending & ~red
         if todo & computed:
             return 0, 0
-        _, reached = self._must(todo, 0, 0, red | blue | computed)
+        _, reached = self._must_of(todo, red | blue | computed)
         if reached & ~red & ~blue & computed:
             return 0, 0
         return reached, self.cost_of(reached & ~red & blue)
+
+    def _ready(self, pebbled: int) -> int:
+        """The computable vertices whose predecessors all lie in ``pebbled``: those that are
+        no useful successor of a vertex outside it."""
+        unpebbled = self.full & ~pebbled
+        if self.succs_of is not None:
+            return self.computable_mask & ~self.succs_of(unpebbled)
+        return _mask_of((c for c in self.computable if not self.pred_mask[c] & unpebbled),
+                        self.n)
+
+    def _evictions(self, candidates: int, count: int) -> tuple[int, ...]:
+        """The sets of ``count`` vertices of ``candidates``, as masks, in the order of
+        ``combinations``; remembered for up to ``_EVICTION_SET`` candidates (a search asks for
+        the same few sets again and again)."""
+        memo, key = self.eviction_memo, candidates | count << self.n
+        sets = memo.get(key)
+        if sets is None:
+            sets = tuple(map(sum, combinations(_bit_list(candidates), count)))
+            if candidates.bit_count() <= _EVICTION_SET:
+                if len(memo) >= _EVICTION_MEMO_MAX:
+                    memo.clear()
+                memo[key] = sets
+        return sets
 
     def _eager(self, red: int, blue: int, computed: int) -> int | None:
         """N16 (one-shot, with room for one more red vertex): the least EAGER vertex, or None:
@@ -1340,8 +1392,9 @@ class _Search:
         only (its memos are caches), so that another process holding the same search makes the
         same ones (``farmed_steps``)."""
         n, full, bound = self.n, self.full, self.bound
+        n2, n3 = 2 * n, 3 * n
         red, blue = reached & full, reached >> n & full
-        fresh, computed = reached >> 2 * n & full, reached >> 3 * n
+        fresh, computed = reached >> n2 & full, reached >> n3
         output_mask, memo = self.output_mask, self.memo
         once = self.at_most_once  # ``_trivial`` is exact in one-shot, whatever its cap
         # Without ``bound`` the memo holds the whole heuristic; with it, ``trivial_memo`` holds
@@ -1356,13 +1409,15 @@ class _Search:
                     and time.monotonic() > deadline):
                 return None
             ng = g + cost  # ``blocks`` left out those whose stores and owed loads reach limit
-            hkey = nred | nblue << n | ncomp << 2 * n
+            pebbles = nred | nblue << n
+            hkey = pebbles | ncomp << n2
             h = known.get(hkey) if known else None  # a terminal (``run``)
             if h is None:
                 h = memo.get(hkey)
             whole = h is not None  # the heuristic itself, not only its cheap count
             if h is None or h < 0:
-                h = trivial_memo.get(hkey)
+                if trivial_memo is not memo:  # else h is what it holds already
+                    h = trivial_memo.get(hkey)
                 if h is not None and h < 0:  # the count is at least -h (``_trivial``'s cap)
                     if ng - h >= limit:
                         beyond = min(beyond, ng - h)
@@ -1381,8 +1436,7 @@ class _Search:
             if ng + h >= limit:
                 beyond = min(beyond, ng + h)
                 continue
-            out.append((ng, h, nred | nblue << n | nfresh << 2 * n | ncomp << 3 * n, block,
-                        whole))
+            out.append((ng, h, pebbles | nfresh << n2 | ncomp << n3, block, whole))
         return min(beyond, limit + self.beyond), out
 
     def _admit(self, key: int, out: list, info: dict, closed: dict, queue: "_Queue",
@@ -1397,11 +1451,11 @@ class _Search:
         beyond = INFINITY
         for ng, h, nraw, block, whole in out:
             nkey = nraw if lazy else canonical(nraw)
-            if not lazy and nkey in closed:  # consistent heuristic: closed orbits are final
-                continue
             old = info.get(nkey)
             if old is not None:
-                if old[0] <= ng:
+                # consistent heuristic: closed orbits are final (not lazy, a closed key is a
+                # stored one, ``_take``: only a stored key needs looking up there)
+                if old[0] <= ng or not lazy and nkey in closed:
                     continue
                 h = old[3]
             elif not whole:
@@ -1491,18 +1545,21 @@ class _TooManyNodes(Exception):
     """``_cheapest_loads`` has branched ``_BRANCH_NODES`` times."""
 
 
-# ``_compiled_union`` up to this many vertices (past it ``_trivial`` walks a vertex at a time),
-# in chunks of 16 bits up to 64 vertices (4 tables of 65,536 masks, 0.05 s to build), else of 8.
+# ``_compiled_union`` up to this many vertices (past it ``_trivial`` walks a vertex at a time
+# and ``_Search._ready`` tests one at a time), by default in chunks of 16 bits up to 64 vertices
+# (4 tables of 65,536 masks, 0.05 s to build), else of 8.
 _UNION_MAX_VERTICES = 128
 
 
-def _compiled_union(masks: list[int]):
+def _compiled_union(masks: list[int], step: int | None = None):
     """The function mask -> the OR of ``masks[v]`` over the bits v of mask, as one expression
     of table look-ups, one per chunk of the mask's bits: the OR over a chunk's bits is
     tabulated for each of its values (built incrementally, each entry one OR).  On
     sparse_forward(causal 3,1) (36 vertices) at M = 5, recompute, below 16, ``_trivial`` with
-    it makes the search 1.4 times as fast (53 s -> 39 s, the same 237,828 configurations)."""
-    step = 16 if len(masks) <= 64 else 8
+    it makes the search 1.4 times as fast (53 s -> 39 s, the same 237,828 configurations).
+    ``step``: the bits of a chunk, if not the default."""
+    if step is None:
+        step = 16 if len(masks) <= 64 else 8
     tables = []
     for base in range(0, len(masks), step):
         chunk = masks[base:base + step]
@@ -1678,7 +1735,8 @@ def _compiled_canonical(moves, first=None):
     loop over the same pairs costs twice as long, mostly in the interpreter's own overhead).
     ``first``: shift moves whose image replaces key itself as the first candidate."""
     def image(lefts, rights):
-        terms = [f"((key & {mask:#x}) << {shift})" for mask, shift in lefts]
+        terms = [f"((key & {mask:#x}) << {shift})" if shift else f"(key & {mask:#x})"
+                 for mask, shift in lefts]
         terms += [f"((key & {mask:#x}) >> {shift})" for mask, shift in rights]
         return " | ".join(terms) or "0"
 

@@ -48,6 +48,11 @@ def compute_demands(dag: DAG) -> dict[int, int]:
     return demand
 
 
+# How evidence proved in one-shot for a recompute bound names its argument (field ``lemma``).
+SINGLE_USE = ("single-use: every needed non-input vertex has one use, so the recompute and "
+              "one-shot optima are equal (ioverify.game.lemmas.compute_demands)")
+
+
 def single_use_lemma(dag: DAG) -> bool:
     """True if every needed non-input vertex has one use (``compute_demands`` all 1): then the
     recompute and one-shot optima are equal."""

@@ -15,6 +15,11 @@ the caller has already proved ``lower`` by its own search, so a model is a bug i
 CNF and its LRAT refutation are written to ``folder`` and described by the evidence returned
 (kind ``clausal-proof``); nothing is trusted until ``ioverify certificate check`` has re-encoded
 the CNF and checked the proof.
+
+A recompute bound on a DAG where every needed non-input vertex has one use
+(``single_use_lemma``: the two optima are equal) is proved in one-shot by either route, whose
+configurations and clauses are far fewer; the evidence then says so (``searched``, ``lemma``),
+and the certificate check re-derives the lemma from the DAG before it checks the proof.
 """
 
 from __future__ import annotations
@@ -28,12 +33,25 @@ from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.encode.clauses import dimacs, one_shot_clauses
 from ioverify.game.exhaustive import exhaustive_optimum
+from ioverify.game.lemmas import SINGLE_USE, single_use_lemma
 from ioverify.solve import proof as lrat_solver
 
 CNF_FILE = "query.cnf"
 PROOF_FILE = "query.lrat"
 BACKEND = "CaDiCaL 1.9.5 (PySAT Cadical195), LRAT, trimmed"
 CLOSED_FILE = "search.closed"
+
+
+def proved_in(dag: DAG, variant: str) -> str:
+    """The variant a proof of a ``variant`` lower bound is written in: one-shot for a recompute
+    bound under the single-use lemma (fewer configurations, and an exact horizon), else
+    ``variant``."""
+    return "one-shot" if variant == "recompute" and single_use_lemma(dag) else variant
+
+
+def _lemma_fields(variant: str, searched: str) -> dict:
+    """The evidence fields that name a proof in another variant and the lemma allowing it."""
+    return {} if searched == variant else {"searched": searched, "lemma": SINGLE_USE}
 
 
 def search_certificate(dag: DAG, memory: int, variant: str, lower: int, folder: str | Path,
@@ -46,20 +64,22 @@ def search_certificate(dag: DAG, memory: int, variant: str, lower: int, folder: 
         raise InvalidArgument(f"a search certificate needs a lower bound of at least 1, got "
                               f"{lower}")
     deadline = None if timeout is None else time.monotonic() + timeout
-    result = exhaustive_optimum(dag, memory, variant, below=lower, deadline=deadline,
+    searched = proved_in(dag, variant)
+    result = exhaustive_optimum(dag, memory, searched, below=lower, deadline=deadline,
                                 keep_closed=True)
     if result.optimum is not None:
-        raise InternalError(f"the exhaustive search finds a {variant} schedule of I/O "
+        raise InternalError(f"the exhaustive search finds a {searched} schedule of I/O "
                             f"{result.optimum}, below the proved {lower}: a bug")
     if not result.complete:
         raise DeadlineReached(f"the exhaustive search for the certificate stopped: "
                               f"{result.reason}")
-    text = closed_text(dag, variant, result.closed or {}, result.automorphisms)
+    text = closed_text(dag, searched, result.closed or {}, result.automorphisms)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     write_text(text, str(folder / CLOSED_FILE))
     return {"below": lower, "closed": CLOSED_FILE, "closed_sha256": _sha256(text),
-            "states": len(result.closed or {}), "automorphisms": len(result.automorphisms)}
+            "states": len(result.closed or {}), "automorphisms": len(result.automorphisms),
+            **_lemma_fields(variant, searched)}
 
 
 def closed_text(dag: DAG, variant: str, closed: dict[int, int], automorphisms) -> str:
@@ -72,10 +92,14 @@ def closed_text(dag: DAG, variant: str, closed: dict[int, int], automorphisms) -
 
 
 def clausal_proof(dag: DAG, memory: int, lower: int, folder: str | Path,
-                  timeout: float | None = None) -> dict:
-    """Refute every one-shot schedule of I/O < ``lower``; the files go to ``folder`` and the
-    evidence detail (without its kind) is returned.  ``DeadlineReached`` if ``timeout``
-    seconds pass first."""
+                  timeout: float | None = None, variant: str = "one-shot") -> dict:
+    """Refute every one-shot schedule of I/O < ``lower``, for a ``variant`` bound (recompute
+    only under the single-use lemma); the files go to ``folder`` and the evidence detail
+    (without its kind) is returned.  ``DeadlineReached`` if ``timeout`` seconds pass first."""
+    if proved_in(dag, variant) != "one-shot":
+        raise InvalidArgument(f"a clausal proof refutes one-shot schedules: it proves a "
+                              f"{variant} bound only where every needed non-input vertex has "
+                              f"one use")
     if lower < 1:
         raise InvalidArgument(f"a clausal proof needs a lower bound of at least 1, got {lower}")
     start = time.monotonic()
@@ -96,7 +120,8 @@ def clausal_proof(dag: DAG, memory: int, lower: int, folder: str | Path,
     return {"steps": sum(1 for v in dag.useful if not dag.is_input[v]),
             "unsat_budget": lower - 1, "cnf": CNF_FILE, "cnf_sha256": _sha256(cnf),
             "proof": PROOF_FILE, "proof_sha256": _sha256(proof), "variables": len(names),
-            "clauses": len(clauses), "lemmas": lemmas, "backend": BACKEND}
+            "clauses": len(clauses), "lemmas": lemmas, "backend": BACKEND,
+            **_lemma_fields(variant, "one-shot")}
 
 
 def _sha256(text: str) -> str:
