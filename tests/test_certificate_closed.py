@@ -303,7 +303,7 @@ def test_proof_kind_without_proof_and_clausal_in_recompute_are_refused(tmp_path,
     assert not (tmp_path / "x").exists()
 
 
-# --- a recompute bound proved in one-shot, under the single-use lemma ------------------------------
+# --- a recompute bound proved in one-shot, under the single-use lemma ----------------------------
 
 @pytest.fixture(scope="module")
 def single_use(tmp_path_factory):

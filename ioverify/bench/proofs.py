@@ -7,8 +7,8 @@ then the largest instances the frontier benchmark settles (attention_backward(1,
 approximate_attention(2,1,1) at every M, and the cells of matmul(2,2,3),
 sparse_forward(causal 3,1) and attention_forward(2,2) that it proves).  A recompute optimum
 where every needed non-input vertex has one use (matmul) is proved in one-shot by either route
-(the single-use lemma; the evidence names it).  Per cell and route: the optimum and the seconds ``pebble`` takes to find it (method auto), the seconds to write the
-proof (the CNF at budget optimum - 1 and CaDiCaL's trimmed LRAT refutation; or the exhaustive
+(the single-use lemma; the evidence names it).  Per cell and route: the optimum and the
+seconds ``pebble`` takes to find it (method auto), the seconds to write the proof (the CNF at budget optimum - 1 and CaDiCaL's trimmed LRAT refutation; or the exhaustive
 search re-run below the optimum with its own heuristic, keeping its closed configurations), the
 proof's size and items (LRAT lemmas, or closed configurations), and the seconds
 ``certificate check`` takes to re-check the certificate (solver-free).  Wall-clock on whatever

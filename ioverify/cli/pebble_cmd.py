@@ -129,7 +129,7 @@ def _single(args) -> int:
 
         raise InvalidArgument(f"--proof-kind needs --proof DIR (where to write the "
                               f"{args.proof_kind} proof)")
-    _check_proof_folder(args.proof, variant, _proof_kind(args, variant))
+    _check_proof_folder(args.proof, _proof_kind(args, variant))
     dag = read_dag_within(args.dag, start, args.timeout)
     if args.proof is not None and dag is not None:
         _check_proof_variant(dag, variant, _proof_kind(args, variant))
@@ -168,7 +168,7 @@ def _proof_kind(args, variant) -> str:
     return "clausal" if variant.at_most_once else "search"
 
 
-def _check_proof_folder(folder, variant, kind: str = "clausal") -> None:
+def _check_proof_folder(folder, kind: str) -> None:
     """--proof: a clausal proof with its solver, and a folder that is one or can be made
     (checked before the search, so that a bad path loses nothing)."""
     from pathlib import Path
