@@ -118,6 +118,30 @@ def _same_blocks_along_a_walk(data):
         _, red, blue, fresh, computed = rng.choice(mine)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_the_floor_leaves_out_only_blocks_whose_lower_bound_reaches_the_budget(data):
+    """THE FLOOR (one-shot): with a budget, the checker's blocks are a subset of all of them,
+    and every block left out has cost + LOWER after it at the budget or more, from any red,
+    blue, fresh and computed sets (the argument assumes no reachable configuration)."""
+    dag = data.draw(dags(max_vertices=8, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    game = _Game(dag, memory, True)
+    full = (1 << len(dag)) - 1
+    computed = data.draw(st.integers(0, full)) & ~game.inputs
+    red = data.draw(st.integers(0, full))
+    while red.bit_count() > memory:
+        red &= red - 1
+    blue = data.draw(st.integers(0, full)) | game.inputs
+    fresh = red & computed & data.draw(st.integers(0, full))
+    every = list(game.blocks(red, blue, fresh, computed))
+    for budget in range(0, 12):
+        kept = list(game.blocks(red, blue, fresh, computed, budget))
+        assert all(block in every for block in kept)
+        for cost, _, nred, nblue, _, ncomputed in (b for b in every if b not in kept):
+            assert cost + game.lower(nred, nblue, ncomputed) >= budget
+
+
 def test_an_owed_load_is_counted_and_an_owed_dead_vertex_ends_the_search():
     """N15: x stored and not loaded since is owed a load.  With a and b red, computing x again
     would cost nothing, but a schedule of least I/O loads x (it stored it for that): the count

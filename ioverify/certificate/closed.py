@@ -78,6 +78,25 @@ The CHECK, for the listed configurations L with their numbers g(L):
   (3) for every other listed L and every block from L of cost w to L': some image of L', or of
       its twin without blue on its idle vertices, under the listed automorphisms is listed with
       g <= g(L) + w, or g(L) + w + LOWER(L') >= BELOW.
+
+THE FLOOR (one-shot; how (3) is checked for the blocks of one vertex c at once).  Let R0 be
+red after a block's loads and c, before its evictions, C' = C + c, and MUST0, REACHED0 the
+MUST of LOWER at R0 (from the outputs without blue and not red, through predecessors neither
+red nor blue) and its vertices' predecessors.  If MUST0 meets C', LOWER is INFINITE after every
+block of c; otherwise every block of c that evicts G and stores S has
+  w + LOWER(L') >= loads + |outputs without blue| + |S \ outputs| + BASE + |G within REACHED0|,
+BASE = |REACHED0, not in R0, with blue|.  Proof: after the block red is within R0 and blue
+within B + R0, and an output without blue and not red at R0 is still so (the block stores and
+finishes only red vertices), so the walk starts from more and stops at fewer: MUST contains
+MUST0 (INFINITE if MUST0 meets C'), its predecessors REACHED0.  Each output without blue
+before the block is stored by it (in w) or still without blue (in LOWER); S \ outputs is in w;
+a vertex of REACHED0 not red at R0 with blue is not red after and keeps its blue, a load of
+LOWER; a vertex v of G within REACHED0 is a predecessor of a MUST0 vertex not computed, from
+which an output is reachable, so v was needed and has blue after the block (stored if it had
+none): a load of LOWER too.  These terms count disjoint moves.  So a block whose right-hand
+side reaches BELOW - g(L) passes (3) with no look-up: ``blocks(budget=...)`` leaves it out,
+and leaves out all of c's where the side reaches it with the fewest evictions within
+REACHED0 (|G| less the evictable vertices outside REACHED0).
 The listed permutations must each be an automorphism of the DAG (inputs to inputs, outputs to
 outputs, the predecessors of v onto those of its image).
 
@@ -116,6 +135,7 @@ from itertools import combinations
 from ioverify.errors import CertificateRejected, DeadlineReached
 
 INFINITE = float("inf")
+PENDING_MEMO = 1 << 16
 
 
 class SearchCertificateRejected(CertificateRejected):
@@ -161,7 +181,8 @@ def _check_one(game, listed, canonical, key: int, g: int, number: int, below: in
                  f"line {number}: a goal reached with I/O {g} + "
                  f"{(outputs & ~blue).bit_count()} final stores, below {below}")
         return
-    for cost, c, nred, nblue, nfresh, ncomputed in game.blocks(red, blue, fresh, computed):
+    for cost, c, nred, nblue, nfresh, ncomputed in game.blocks(red, blue, fresh, computed,
+                                                               below - g):
         reached = g + cost
         if reached + (outputs & ~nblue).bit_count() >= below:
             continue  # the stores still to come alone reach BELOW
@@ -212,6 +233,8 @@ class _Game:
             for p in _bits(self.preds[v]):
                 self.succs[p] |= 1 << v
         self.live: dict[int, int] = {}  # the live vertices of each set of outputs without blue
+        self.pendings: dict[int, int] = {}  # one-shot: ``_pending`` of each computed set
+        self.musts: dict[int, tuple[int, int]] = {}  # one-shot: ``_must``
         # recompute: by red | blue << n, (LOWER, True), or (v, False) when LOWER >= v
         self.lowers: dict[int, tuple[float, bool]] = {}
 
@@ -223,8 +246,11 @@ class _Game:
         n, full = self.n, (1 << self.n) - 1
         return key & full, key >> n & full, key >> 2 * n & full, key >> 3 * n & full
 
-    def blocks(self, red: int, blue: int, fresh: int, computed: int):
-        """(cost, c, red, blue, fresh, computed) after every block from the configuration."""
+    def blocks(self, red: int, blue: int, fresh: int, computed: int,
+               budget: float = INFINITE):
+        """(cost, c, red, blue, fresh, computed) after every block from the configuration;
+        in one-shot, with a finite ``budget``, not those that THE FLOOR (module docstring)
+        shows have w + LOWER after them at ``budget`` or more."""
         size, memory = red.bit_count(), self.memory
         # What a block computes (recompute) and stores of what it evicts without blue: the
         # live vertices (recompute); the outputs and the red vertices with a successor, from
@@ -248,10 +274,19 @@ class _Game:
                 yield self._collected(loads, c, nred, blue, nfresh, ncomputed)
                 continue
             evictable = red & ~preds & ~(fresh & blue)
+            floor = reached = 0
+            if self.one_shot and budget < INFINITE:
+                floor, reached = self._floor(nred, blue, ncomputed)
+                floor += loads + (self.outputs & ~blue).bit_count()
+                if floor + max(0, evict - (evictable & ~reached).bit_count()) >= budget:
+                    continue  # every block of c (THE FLOOR)
             for chosen in combinations(_bits(evictable), evict):
                 gone = sum(1 << u for u in chosen)
                 if self.one_shot:
                     stored = gone & ~blue & stores
+                    if floor + (gone & reached).bit_count() + (
+                            stored & ~self.outputs).bit_count() >= budget:
+                        continue  # THE FLOOR
                     yield self._collected(loads + stored.bit_count(), c, nred & ~gone,
                                           blue | stored, nfresh & ~gone, ncomputed)
                     continue
@@ -262,6 +297,14 @@ class _Game:
                                           blue | stored, nfresh & ~gone,
                                           ncomputed | stored & ~self.outputs)
 
+    def _floor(self, red: int, blue: int, computed: int) -> tuple[float, int]:
+        """One-shot: (BASE, REACHED0) of THE FLOOR (module docstring) at R0 = ``red``, or
+        (INFINITE, 0) when MUST0 meets ``computed`` = C'."""
+        must, reached = self._must(self.outputs & ~blue & ~red, red | blue)
+        if must & computed:
+            return INFINITE, 0
+        return (reached & ~red & blue).bit_count(), reached
+
     def idle(self, red: int, blue: int, computed: int) -> int:
         """The IDLE vertices (module docstring): no input, no output, not red, not owed,
         and with no successor, from which an output is reachable, left to compute
@@ -269,11 +312,7 @@ class _Game:
         others = ~(self.inputs | self.outputs | red | (0 if self.one_shot else computed))
         if not self.one_shot:
             return others & ~self._live(blue) & ((1 << self.n) - 1)
-        idle = 0
-        for u in _bits(computed & others):
-            if not self.succs[u] & ~computed:
-                idle |= 1 << u
-        return idle
+        return computed & others & ~self._pending(computed)
 
     def _eager(self, red: int, blue: int, computed: int) -> int | None:
         """One-shot, |R| < M: the first EAGER vertex (module docstring), or None."""
@@ -304,9 +343,11 @@ class _Game:
         """The FINISHED outputs: red, without blue, and with no successor from which an output
         is reachable left to compute (one-shot) or live (recompute), added until none is:
         storing one can finish another."""
+        if self.one_shot:  # what is left to compute does not change as outputs are stored
+            return red & self.outputs & ~blue & ~self._pending(computed)
         finished = 0
         while True:
-            rest = ~computed if self.one_shot else self._live(blue | finished)
+            rest = self._live(blue | finished)
             more = 0
             for o in _bits(red & self.outputs & ~blue & ~finished):
                 if not self.succs[o] & rest:
@@ -321,11 +362,19 @@ class _Game:
         reachable, left to compute."""
         if not self.one_shot:
             return self._live(blue)
-        needed = self.outputs & ~blue
-        for u in _bits(red):
-            if self.succs[u] & ~computed:
-                needed |= 1 << u
-        return needed
+        return self.outputs & ~blue | red & self._pending(computed)
+
+    def _pending(self, computed: int) -> int:
+        """One-shot: the vertices with a successor, from which an output is reachable, not in
+        ``computed`` (remembered per set, forgotten past PENDING_MEMO sets)."""
+        pending = self.pendings.get(computed)
+        if pending is None:
+            left = ~computed
+            pending = sum(1 << u for u in range(self.n) if self.succs[u] & left)
+            if len(self.pendings) >= PENDING_MEMO:
+                self.pendings.clear()
+            self.pendings[computed] = pending
+        return pending
 
     def _live(self, blue: int) -> int:
         """The vertices from which an output without blue is reachable."""
@@ -357,18 +406,29 @@ class _Game:
             loads = self._cheapest(stores & ~red, red, blue, 0, cap)
             self.lowers[key] = (stores.bit_count() + loads, loads < cap)
             return stores.bit_count() + loads
-        must = loads = 0
-        todo = stores & ~red
-        while todo:
-            low = todo & -todo
-            todo ^= low
-            if computed & low:
-                return INFINITE
-            must |= low
-            missing = self.preds[low.bit_length() - 1] & ~red
-            loads |= missing & blue
-            todo |= missing & ~blue & ~must
-        return stores.bit_count() + loads.bit_count()
+        must, reached = self._must(stores & ~red, red | blue)
+        if must & computed:
+            return INFINITE
+        return stores.bit_count() + (reached & ~red & blue).bit_count()
+
+    def _must(self, todo: int, stop: int) -> tuple[int, int]:
+        """One-shot: (MUST, the predecessors of MUST vertices) when MUST is ``todo`` and,
+        recursively, the predecessors of MUST vertices outside ``stop`` (the vertices red or
+        blue); remembered per (todo, stop), forgotten past PENDING_MEMO of them."""
+        key = todo | stop << self.n
+        found = self.musts.get(key)
+        if found is None:
+            must = reached = 0
+            while todo:
+                low = todo & -todo
+                must |= low
+                preds = self.preds[low.bit_length() - 1]
+                reached |= preds
+                todo = (todo ^ low) | (preds & ~stop & ~must)
+            if len(self.musts) >= PENDING_MEMO:
+                self.musts.clear()
+            found = self.musts[key] = (must, reached)
+        return found
 
     def _cheapest(self, computing: int, red: int, blue: int, loaded: int, best: float) -> float:
         """Recompute: the fewest loads over the ways of LOWER (module docstring) in which the
