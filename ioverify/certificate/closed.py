@@ -97,6 +97,21 @@ none): a load of LOWER too.  These terms count disjoint moves.  So a block whose
 side reaches BELOW - g(L) passes (3) with no look-up: ``blocks(budget=...)`` leaves it out,
 and leaves out all of c's where the side reaches it with the fewest evictions within
 REACHED0 (|G| less the evictable vertices outside REACHED0).
+
+THE FLOOR in recompute.  Let R0 be red after a block's loads and c, O0 = O less what it loads,
+and UNLIMITED the optimum of the game with no bound on red pebbles (LOWER without owed vertices,
+which counts a store per output without blue plus the cheapest loads).  Every block of c that
+evicts G and stores S, with K = S \ outputs, has
+  w + LOWER(L') >= loads + |K| + |O0 + K| + UNLIMITED(R0 + O0, B).
+Proof: w is the loads, |S| and the finished outputs' stores; LOWER(L') is |O'| (O' = O0 + K)
+plus UNLIMITED(R' + O', B') (or INFINITE).  Each output without blue before the block is in S,
+finished, or still without blue after it, so |S within outputs| + |finished| + UNLIMITED's
+stores after it is |outputs without blue| before it, UNLIMITED(R0 + O0, B)'s stores.  And
+UNLIMITED's loads only fall as red or blue grow (a continuation from fewer pebbles is one from
+more), blue on a red vertex changes nothing, R' + O' is within R0 + O0 (S within R0), and B' is
+within B + R0.  So a block whose right-hand side reaches BELOW - g(L) is left out, and all of
+c's where loads + |O0| + UNLIMITED(R0 + O0, B) reaches it.
+
 The listed permutations must each be an automorphism of the DAG (inputs to inputs, outputs to
 outputs, the predecessors of v onto those of its image).
 
@@ -249,8 +264,8 @@ class _Game:
     def blocks(self, red: int, blue: int, fresh: int, computed: int,
                budget: float = INFINITE):
         """(cost, c, red, blue, fresh, computed) after every block from the configuration;
-        in one-shot, with a finite ``budget``, not those that THE FLOOR (module docstring)
-        shows have w + LOWER after them at ``budget`` or more."""
+        with a finite ``budget``, not those that THE FLOOR (module docstring, in each
+        variant) shows have w + LOWER after them at ``budget`` or more."""
         size, memory = red.bit_count(), self.memory
         # What a block computes (recompute) and stores of what it evicts without blue: the
         # live vertices (recompute); the outputs and the red vertices with a successor, from
@@ -275,7 +290,12 @@ class _Game:
                 continue
             evictable = red & ~preds & ~(fresh & blue)
             floor = reached = 0
-            if self.one_shot and budget < INFINITE:
+            if budget < INFINITE and not self.one_shot:  # THE FLOOR in recompute
+                owed = ncomputed.bit_count()
+                floor = loads + self.lower(nred | ncomputed, blue, 0, budget - loads - owed)
+                if floor + owed >= budget:
+                    continue  # every block of c
+            elif budget < INFINITE:  # THE FLOOR in one-shot
                 floor, reached = self._floor(nred, blue, ncomputed)
                 floor += loads + (self.outputs & ~blue).bit_count()
                 if floor + max(0, evict - (evictable & ~reached).bit_count()) >= budget:
@@ -293,6 +313,9 @@ class _Game:
                 forced, free = gone & fresh & ~blue, gone & ~fresh & ~blue & stores
                 for extra in _subsets(free):
                     stored = forced | extra
+                    kept = stored & ~self.outputs  # stored, no output: owed after the block
+                    if floor + kept.bit_count() + (ncomputed | kept).bit_count() >= budget:
+                        continue  # THE FLOOR
                     yield self._collected(loads + stored.bit_count(), c, nred & ~gone,
                                           blue | stored, nfresh & ~gone,
                                           ncomputed | stored & ~self.outputs)
