@@ -138,12 +138,7 @@ def test_the_floor_leaves_out_only_blocks_whose_lower_bound_reaches_the_budget(d
     if not one_shot:  # owed: stored, no input, no output (``_check_one`` rejects the rest)
         computed &= blue & ~game.outputs & ~red
     fresh = red & (computed if one_shot else full) & data.draw(st.integers(0, full))
-    every = list(game.blocks(red, blue, fresh, computed))
-    for budget in range(0, 12):
-        kept = list(game.blocks(red, blue, fresh, computed, budget))
-        assert all(block in every for block in kept)
-        for cost, _, nred, nblue, _, ncomputed in (b for b in every if b not in kept):
-            assert cost + game.lower(nred, nblue, ncomputed) >= budget
+    _floor_leaves_out_only_what_it_may(game, red, blue, fresh, computed, range(0, 12))
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -165,11 +160,17 @@ def test_the_floor_on_random_pebbles_of_attention_forward(variant):
             if not one_shot:
                 computed &= blue & ~game.outputs & ~red & rng.getrandbits(n)
             fresh = red & (computed if one_shot else rng.getrandbits(n))
-            every = list(game.blocks(red, blue, fresh, computed))
-            for budget in range(0, 24, 3):
-                kept = list(game.blocks(red, blue, fresh, computed, budget))
-                for cost, _, nred, nblue, _, ncomputed in (b for b in every if b not in kept):
-                    assert cost + game.lower(nred, nblue, ncomputed) >= budget
+            _floor_leaves_out_only_what_it_may(game, red, blue, fresh, computed,
+                                               range(0, 24, 3))
+
+
+def _floor_leaves_out_only_what_it_may(game, red, blue, fresh, computed, budgets):
+    every = list(game.blocks(red, blue, fresh, computed))
+    for budget in budgets:
+        kept = list(game.blocks(red, blue, fresh, computed, budget))
+        assert all(block in every for block in kept)
+        for cost, _, nred, nblue, _, ncomputed in (b for b in every if b not in kept):
+            assert cost + game.lower(nred, nblue, ncomputed) >= budget
 
 
 def test_an_owed_load_is_counted_and_an_owed_dead_vertex_ends_the_search():

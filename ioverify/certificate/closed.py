@@ -150,7 +150,7 @@ from itertools import combinations
 from ioverify.errors import CertificateRejected, DeadlineReached
 
 INFINITE = float("inf")
-PENDING_MEMO = 1 << 16
+MEMO_MAX = 1 << 16  # entries a memo of ``_Game`` holds before it forgets them all
 
 
 class SearchCertificateRejected(CertificateRejected):
@@ -389,14 +389,12 @@ class _Game:
 
     def _pending(self, computed: int) -> int:
         """One-shot: the vertices with a successor, from which an output is reachable, not in
-        ``computed`` (remembered per set, forgotten past PENDING_MEMO sets)."""
+        ``computed`` (remembered per set, ``_remember``)."""
         pending = self.pendings.get(computed)
         if pending is None:
             left = ~computed
-            pending = sum(1 << u for u in range(self.n) if self.succs[u] & left)
-            if len(self.pendings) >= PENDING_MEMO:
-                self.pendings.clear()
-            self.pendings[computed] = pending
+            pending = _remember(self.pendings, computed,
+                                sum(1 << u for u in range(self.n) if self.succs[u] & left))
         return pending
 
     def _live(self, blue: int) -> int:
@@ -437,7 +435,7 @@ class _Game:
     def _must(self, todo: int, stop: int) -> tuple[int, int]:
         """One-shot: (MUST, the predecessors of MUST vertices) when MUST is ``todo`` and,
         recursively, the predecessors of MUST vertices outside ``stop`` (the vertices red or
-        blue); remembered per (todo, stop), forgotten past PENDING_MEMO of them."""
+        blue); remembered per (todo, stop), ``_remember``."""
         key = todo | stop << self.n
         found = self.musts.get(key)
         if found is None:
@@ -448,9 +446,7 @@ class _Game:
                 preds = self.preds[low.bit_length() - 1]
                 reached |= preds
                 todo = (todo ^ low) | (preds & ~stop & ~must)
-            if len(self.musts) >= PENDING_MEMO:
-                self.musts.clear()
-            found = self.musts[key] = (must, reached)
+            found = _remember(self.musts, key, (must, reached))
         return found
 
     def _cheapest(self, computing: int, red: int, blue: int, loaded: int, best: float) -> float:
@@ -572,6 +568,15 @@ def _bits(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+def _remember(memo: dict, key: int, value):
+    """``value``, stored in ``memo`` under ``key``; a memo of MEMO_MAX entries is emptied
+    first, which bounds its memory and changes no result."""
+    if len(memo) >= MEMO_MAX:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def _subsets(mask: int):
