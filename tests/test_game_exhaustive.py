@@ -831,3 +831,16 @@ def test_a_weighted_count_is_the_sum_of_the_weights_of_its_bits(data):
     cost = exhaustive._weighted_count(scale, weights)
     for mask in data.draw(st.lists(st.integers(0, (1 << n) - 1), min_size=1, max_size=8)):
         assert cost(mask) == sum(weights.get(v, scale) for v in range(n) if mask >> v & 1)
+
+
+def test_no_limit_stays_no_limit():
+    """``less``: a search asked for its optimum (no ``below``) gives ``blocks`` no finite budget
+    (INFINITY less a cost is still INFINITY), so the recompute family counts, which cut only
+    against a finite one, are never made; with a limit they are."""
+    assert exhaustive.less(exhaustive.INFINITY, 5) == exhaustive.INFINITY
+    assert exhaustive.less(10, 3) == 7
+    dag = matmul(2, 2, 2)
+    free = exhaustive.ExhaustiveRun(dag, 4, "recompute")
+    assert free.advance().optimum == 17 and not free.search.family_memo
+    limited = exhaustive.ExhaustiveRun(dag, 4, "recompute", below=17)
+    assert limited.advance().optimum is None and limited.search.family_memo

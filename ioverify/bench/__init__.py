@@ -56,14 +56,18 @@ class Rows:
 
 
 def machine() -> dict:
-    """The machine a suite ran on, as data."""
+    """The machine a suite ran on, as data, with the copy of the exhaustive search that ran
+    (``ioverify.game.engine``: 'compiled' or 'python')."""
+    from ioverify.game import engine
+
     return {"machine": platform.machine(), "python": platform.python_implementation() + " "
-            + platform.python_version()}
+            + platform.python_version(), "search": engine.which()}
 
 
 def machine_line(extra: str = "") -> str:
     m = machine()
-    return f"machine: {m['machine']} {m['python']}" + (f"; {extra}" if extra else "")
+    return (f"machine: {m['machine']} {m['python']}, search {m['search']}"
+            + (f"; {extra}" if extra else ""))
 
 
 def summary(suite: str, quick: bool, code: int, out: Rows) -> dict:

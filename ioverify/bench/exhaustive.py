@@ -25,7 +25,7 @@ CASES = (
 
 def run(quick: bool = False, out: Rows | None = None) -> int:
     import ioverify.dag as families
-    from ioverify.game.exhaustive import exhaustive_optimum
+    from ioverify.game import engine
 
     out = out or Rows()
     out.note(machine_line())
@@ -38,7 +38,7 @@ def run(quick: bool = False, out: Rows | None = None) -> int:
         dag = getattr(families, builder)(*args)
         for variant in ("recompute", "one-shot"):
             cpu = time.process_time()
-            result = exhaustive_optimum(dag, memory, variant)
+            result = engine.search().exhaustive_optimum(dag, memory, variant)
             cpu = time.process_time() - cpu
             want = expected if variant == "recompute" and expected is not None else "-"
             wrong = want != "-" and result.optimum != expected

@@ -174,7 +174,7 @@ def decode(dag, true_names):
 def run(quick: bool = False, out: Rows | None = None) -> int:
     import ioverify.dag as families
     from ioverify.encode.clauses import one_shot_rule_clauses
-    from ioverify.game.exhaustive import exhaustive_optimum
+    from ioverify.game import engine
     from ioverify.game.replay import replay
 
     out = out or Rows()
@@ -194,7 +194,8 @@ def run(quick: bool = False, out: Rows | None = None) -> int:
             cnf_seconds = time.monotonic() - start
             rc2 = rc2_bound(names, clauses, cost_names, limit)
             start = time.monotonic()
-            search = exhaustive_optimum(dag, memory, "one-shot", deadline=start + limit)
+            search = engine.search().exhaustive_optimum(dag, memory, "one-shot",
+                                                        deadline=start + limit)
             ex_seconds = time.monotonic() - start
             low, up = known.get(memory, (None, None))
             problems = []

@@ -32,7 +32,7 @@ import sympy
 from ioverify.bounds.records import REGISTRY, Bound
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.dag.registry import FAMILIES
-from ioverify.game.exhaustive import exhaustive_optimum
+from ioverify.game import engine
 from ioverify.game.replay import replay
 
 REFERENCE = "reference optimum (docs/theory.md §1, independent exhaustive search, recompute)"
@@ -113,7 +113,8 @@ def searched_optima(*, max_states: int = SEARCH_STATES, seconds: float | None = 
         dag = FAMILIES[family].build(**params)
         for memory in memories:
             deadline = None if seconds is None else time.monotonic() + seconds
-            result = exhaustive_optimum(dag, memory, deadline=deadline, max_states=max_states)
+            result = engine.search().exhaustive_optimum(dag, memory, deadline=deadline,
+                                                        max_states=max_states)
             if not result.complete or result.optimum is None:
                 continue
             check = replay(dag, result.schedule, memory, "recompute")

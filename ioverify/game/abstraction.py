@@ -83,7 +83,8 @@ import re
 from ioverify.dag import symmetry
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError
-from ioverify.game.exhaustive import INFINITY, _bits, _Search, least_image, restricted_optimum
+from ioverify.game import engine
+from ioverify.game.exhaustive import INFINITY, _bits, _Search, least_image
 from ioverify.game.rules import Variant
 
 # A restricted search stores at most this many configurations (about 50 MB); past it the
@@ -123,6 +124,9 @@ class AbstractionBound:
         if len(set(self.parts)) != len(self.parts):
             raise InternalError("abstraction bound: a part is given twice")
         self.scale, weights = cost_partition(self.parts)
+        # The search's copy (``ioverify.game.engine``) for the parts' restricted searches, fixed
+        # here: each part's searches and ``restricted_optimum`` must come from the same one.
+        self.engine = engine.search()
         self.inner = []
         self.searches = []
         for part, weight in zip(self.parts, weights):
@@ -133,8 +137,8 @@ class AbstractionBound:
                     inner = AbstractionBound(dag, memory, variant, pieces, deadline, max_states,
                                              nested=False, group=[])
             self.inner.append(inner)
-            self.searches.append(_Search(dag, memory, variant, part=part, bound=inner,
-                                         weights=weight))
+            self.searches.append(self.engine._Search(dag, memory, variant, part=part,
+                                                     bound=inner, weights=weight))
         # Per part, V_P by restricted configuration, packed as red | blue << n |
         # computed << 2n (``_Search.pack``): also the restricted searches' known optima.
         self.memos: list[dict[int, float]] = [{} for _ in self.parts]
@@ -242,9 +246,9 @@ class AbstractionBound:
         if len(memo) >= MEMO_MAX:
             memo.clear()
         n, full = self.n, (1 << self.n) - 1
-        value, path = restricted_optimum(search, key & full, key >> n & full, key >> 2 * n,
-                                         deadline=self.deadline, max_states=self.max_states,
-                                         known=memo)
+        value, path = self.engine.restricted_optimum(
+            search, key & full, key >> n & full, key >> 2 * n, deadline=self.deadline,
+            max_states=self.max_states, known=memo)
         memo[key] = value
         for (red, blue, computed), remaining in path:
             memo.setdefault(red | blue << n | computed << 2 * n, remaining)

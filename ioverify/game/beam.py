@@ -18,7 +18,8 @@ import time
 from ioverify._check import integer, positive
 from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached
-from ioverify.game.exhaustive import IMPLEMENTED, INFINITY, _Search, _verify
+from ioverify.game import engine
+from ioverify.game.exhaustive import IMPLEMENTED, INFINITY, _Search, less
 from ioverify.game.rules import Schedule, Variant, check_memory, infeasibility, require_variant
 
 # The widths tried in turn (``beam_schedule``), each search cut at the best I/O found so far,
@@ -49,8 +50,9 @@ def beam_schedule(dag: DAG, memory: int, variant: str | Variant = "one-shot", *,
     positive("max_successors", max_successors, optional=True)
     if infeasibility(dag, memory) is not None:
         return None
+    copy = engine.search()  # the search's copy: its _Search and _verify go together
     try:
-        search = _Search(dag, memory, rules, deadline)
+        search = copy._Search(dag, memory, rules, deadline)
     except DeadlineReached:
         return None
     beam = _Beam(search, deadline, max_successors)
@@ -64,7 +66,7 @@ def beam_schedule(dag: DAG, memory: int, variant: str | Variant = "one-shot", *,
             break
     if best is None:
         return None
-    _verify(dag, best, memory, rules.name, limit)
+    copy._verify(dag, best, memory, rules.name, limit)
     return best
 
 
@@ -124,7 +126,7 @@ class _Beam:
         red, blue = reached & full, reached >> n & full
         fresh, computed = reached >> 2 * n & full, reached >> 3 * n
         for cost, nred, nblue, nfresh, ncomp, block in search.blocks(
-                red, blue, fresh, computed, parent is None, limit - g):
+                red, blue, fresh, computed, parent is None, less(limit, g)):
             self.successors += 1
             ng = g + cost
             hkey = nred | nblue << n | ncomp << 2 * n

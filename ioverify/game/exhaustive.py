@@ -224,6 +224,7 @@ replayed by the independent replayer before it is returned; a replay failure rai
 from __future__ import annotations
 
 import time
+from typing import Any
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -240,7 +241,10 @@ from ioverify.dag import symmetry
 # refused with UnsupportedVariant.
 IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
-INFINITY = float("inf")
+# "No completion": an int, not float("inf"), so that every count and cost of the search is an
+# int (the compiled copy, ``ioverify.game.engine``, keeps them as machine words); far above any
+# I/O count, and still far from the end of a machine word when a cost is added to it.
+INFINITY = 1 << 60
 # The clock is read at every expansion and every so many successors within one: on a DAG of
 # a thousand vertices one expansion takes a tenth of a second, and its heuristic values a
 # millisecond each.
@@ -287,6 +291,13 @@ class SearchResult:
     closed: dict[int, int] | None = None
     automorphisms: tuple[tuple[int, ...], ...] = ()
 
+    def __reduce__(self):
+        """Pickled by its fields, in order (a search in another process sends its result;
+        the compiled copy's class keeps no ``__dict__`` for pickle's default to restore)."""
+        return type(self), (self.optimum, self.schedule, self.complete, self.states,
+                            self.seconds, self.reason, self.lower_bound, self.closed,
+                            self.automorphisms)
+
 
 def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recompute", *,
                        below: int | None = None, max_states: int | None = None,
@@ -309,9 +320,12 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     expansions made by other processes (``_Search.farmed_steps``, ``ioverify.search.farm``),
     with no ``bound`` and no ``keep_closed``.
     """
-    return ExhaustiveRun(dag, memory, variant, below=below, max_states=max_states,
-                         deadline=deadline, bound=bound, keep_closed=keep_closed,
-                         farm=farm).advance()
+    result = ExhaustiveRun(dag, memory, variant, below=below, max_states=max_states,
+                           deadline=deadline, bound=bound, keep_closed=keep_closed,
+                           farm=farm).advance()
+    if result is None:  # advance() with no pause runs to the end
+        raise InternalError("exhaustive search: a run paused with no time to pause at")
+    return result
 
 
 class ExhaustiveRun:
@@ -332,7 +346,7 @@ class ExhaustiveRun:
         self.seconds = 0.0
         self.level: int | None = None
         self.result: SearchResult | None = None  # set when the search is over
-        self.search: _Search | None = None
+        self.search: Any = None  # the _Search, once built
         start = time.monotonic()
         why = infeasibility(dag, memory)
         if why is not None:
@@ -428,7 +442,7 @@ class ExhaustiveRun:
 
 def restricted_optimum(search: "_Search", red: int, blue: int, computed: int,
                        deadline: float | None = None, max_states: int | None = None,
-                       known: dict[int, float] | None = None):
+                       known: dict[int, int] | None = None):
     """The optimal I/O from (red, blue, computed) of the game ``search`` was built for (N9:
     a ``_Search(part=P)`` searches the game restricted to P; only P's bits of the three masks
     matter), with the exact remaining cost of every configuration on the optimal path found:
@@ -459,6 +473,12 @@ def restricted_optimum(search: "_Search", red: int, blue: int, computed: int,
     # rest is one completion, and none is cheaper.
     return cost, [((key & full, key >> n & full, key >> 3 * n if once else 0), cost - g)
                   for key, g in path]
+
+
+def less(limit: int, cost: int) -> int:
+    """``limit - cost``, or INFINITY if ``limit`` is: no limit stays no limit (``blocks`` cuts,
+    and counts, only against a finite budget)."""
+    return limit - cost if limit < INFINITY else INFINITY
 
 
 def _check_arguments(dag, memory, variant, below, max_states, deadline) -> Variant:
@@ -551,9 +571,9 @@ class _Search:
         self.least_weight = 1 if weights is None else min([weights[0], *weights[1].values()])
         self.most_weight = 1 if weights is None else max([weights[0], *weights[1].values()])
         self.eager = self.at_most_once and part is None  # N16: the game itself, one-shot
-        self.memo: dict[int, float] = {}  # heuristic values by (red, blue, computed)
-        self.trivial_memo: dict[int, float] = {}  # with ``bound``: the count alone (``_trivial``)
-        self.family_memo: dict[int, float] = {}  # recompute: ``_loads_at_least``'s counts
+        self.memo: dict[int, int] = {}  # heuristic values by (red, blue, computed)
+        self.trivial_memo: dict[int, int] = {}  # with ``bound``: the count alone (``_trivial``)
+        self.family_memo: dict[int, int] = {}  # recompute: ``_loads_at_least``'s counts
         self.keep_closed = False  # ``run`` keeps the closed keys with their g in ``closed``
         # ``bound`` takes the same value at every image of a configuration without being
         # given the canonical one, and shares its work between them (``AbstractionBound.key_by``)
@@ -561,7 +581,7 @@ class _Search:
         self.lazy = False  # set by ``run``: configurations made canonical when popped
         self.closed: dict[int, int] | None = None
         self.pause: float | None = None  # ``steps`` pauses once this time has passed
-        self.handover = None  # a farm ``steps`` goes on with after its next pause
+        self.handover: Any = None  # a farm ``steps`` goes on with after its next pause
         self.level: int | None = None  # ``steps``: proved when it pauses
         self.stored = 0  # ``steps``: the configurations stored when it paused
         self.cap: int | None = None  # ``steps`` stops past it; it may change at a pause
@@ -581,7 +601,7 @@ class _Search:
 
     # --- the heuristic ---------------------------------------------------------------------
 
-    def heuristic(self, red: int, blue: int, computed: int) -> float:
+    def heuristic(self, red: int, blue: int, computed: int) -> int:
         """A lower bound on the remaining I/O, consistent (no move of cost c lowers it by more
         than c, so no block of cost c does either), or INFINITY for a one-shot state that can no
         longer finish.  It depends only on the DAG's structure, so automorphisms preserve it.
@@ -620,7 +640,7 @@ class _Search:
         return self._trivial(pending, red, blue, computed)
 
     def _trivial(self, pending: int, red: int, blue: int, computed: int,
-                 cap: float = INFINITY) -> float:
+                 cap: int = INFINITY) -> int:
         """The count of ``heuristic`` (stores of ``pending``, the loads MUST forces; in
         recompute, the unlimited game's optimum), or, if it is ``cap`` or more, a value from
         ``cap`` to the count: a result below ``cap`` is the count itself, one at ``cap`` or
@@ -689,7 +709,7 @@ class _Search:
         return found
 
     def _cheapest_loads(self, must: int, reached: int, choices: int, loaded: int, red: int,
-                        stop: int, best: float) -> float:
+                        stop: int, best: int) -> int:
         """Recompute: the least cost of the loads that make every vertex of ``must`` red in
         the unlimited game (``heuristic``), or ``best`` if it is not less, by branch and bound.
         In that game nothing red need ever be deleted, so a schedule is a set L of vertices
@@ -716,7 +736,7 @@ class _Search:
         return self._cheapest_loads(must, reached, choices ^ first, loaded | first, red, stop,
                                     best)
 
-    def _min_cut(self, targets: int, red: int, blue: int) -> float:
+    def _min_cut(self, targets: int, red: int, blue: int) -> int:
         """``_cheapest_loads`` from MUST = the closure of ``targets``, when branching takes too
         long: the least weight of a set L of blue vertices not red meeting every path, along
         predecessors and through vertices not red, from ``targets`` to an input.  (L is
@@ -750,7 +770,7 @@ class _Search:
     # --- the blocks ---------------------------------------------------------------------------
 
     def blocks(self, red: int, blue: int, fresh: int, computed: int, start: bool = True,
-               budget: float = INFINITY, spare: float = 0):
+               budget: int = INFINITY, spare: int = 0):
         """The blocks leaving a configuration (module docstring, N4-N6, N10-N14): tuples (cost,
         red, blue, fresh, computed, block), block = (c, evicted, stored, finished, dropped)
         as masks: the configuration after the block has its finished outputs stored (N14)
@@ -778,7 +798,8 @@ class _Search:
         # one (a restricted search asked for its optimum, ``restricted_optimum``) they cut
         # nothing and cost much (attention_forward(2,2), M = 3, the start value of the rows
         # sharing their inputs: 1,037,326 counts, none cutting, 4.1 of 10.1 s).
-        counted = owed and budget < INFINITY
+        finite = budget < INFINITY  # (tested before ``budget`` is lowered below)
+        counted = owed and finite
         per_store = 2 if owed else 1
         size = red.bit_count()
         kept = fresh & blue  # N6: fresh and blue: cannot be evicted
@@ -834,7 +855,7 @@ class _Search:
             # one-shot: every eviction costs its loads back (``_evictions_floor``).  The floor
             # is at most the loads, the count here less the outputs' stores and the weight of
             # every eviction: it cannot cut where that stays below the budget.
-            if once and budget < INFINITY and least + evict * self.most_weight >= spare:
+            if once and finite and least + evict * self.most_weight >= spare:
                 reached, base = self._evictions_floor(after, blue, ncomputed, pending)
                 out_of_reach = (red & ~preds & ~kept & ~reached).bit_count()
                 low = least + base + max(0, evict - out_of_reach) * self.least_weight
@@ -988,7 +1009,7 @@ class _Search:
         return None
 
     def _loads_at_least(self, stores: int, red: int, owed: int, blue: int, pending: int,
-                        cap: float) -> float:
+                        cap: int) -> int:
         """Recompute: a lower bound (or, if it is ``cap`` or more, a value from ``cap`` to it)
         on the loads the count (``_trivial``) charges after any block of one eviction whose
         stores lie within ``stores``, beyond its owed loads and the stores of its outputs
@@ -1258,7 +1279,7 @@ class _Search:
                 resumed = True
                 continue
             while not paused and len(out) < farm.capacity:
-                batch = []
+                batch: list = []
                 while len(batch) < FARM_BATCH:
                     popped = queue.pop(stay=bool(out or batch))
                     if popped is None:
@@ -1335,7 +1356,7 @@ class _Search:
         closed[orbit] = info[key][0]
         return key
 
-    def _reach(self, level: int, limit: float) -> float:
+    def _reach(self, level: int, limit: int) -> int:
         """How far the expansions at ``level`` make successors: ``limit``, or with partial
         expansion (a finite limit only, ``steps``) the levels below ``limit - self.partial``
         and at least the next one."""
@@ -1343,7 +1364,7 @@ class _Search:
             return limit
         return min(limit, max(level + 1, limit - self.partial))
 
-    def _exhausted(self, info: dict, closed: dict, limit: float):
+    def _exhausted(self, info: dict, closed: dict, limit: int):
         """The answer when no key is left below the limit: no schedule below it."""
         if self.keep_closed:  # every key stored was pushed below the limit, so popped
             self.closed = closed
@@ -1364,7 +1385,7 @@ class _Search:
 
     def _expand(self, key: int, info: dict, closed: dict, queue: "_Queue",
                 deadline: float | None = None, known: dict | None = None,
-                limit: float = INFINITY) -> float | None:
+                limit: int = INFINITY) -> int | None:
         """Push every block's successor whose g improves and whose f stays below ``limit``
         (the queue's, or less: partial expansion, ``steps``), and return a lower bound on the
         f of every successor cut at ``limit`` (INFINITY if none was).  Once ``deadline`` has
@@ -1381,7 +1402,7 @@ class _Search:
         after, out = made
         return min(after, self._admit(key, out, info, closed, queue, limit))
 
-    def successors(self, reached: int, g: int, h: float, start: bool, limit: float,
+    def successors(self, reached: int, g: int, h: int, start: bool, limit: int,
                    deadline: float | None = None, known: dict | None = None):
         """The successors of the configuration ``reached`` (a search key's fields, reached
         with cost ``g`` and heuristic value ``h``; ``start``: the search's first one) whose f
@@ -1403,7 +1424,8 @@ class _Search:
         trivial_memo = memo if bound is None else self.trivial_memo
         beyond = INFINITY  # the least f of a successor cut at ``limit``
         out = []
-        blocks = self.blocks(red, blue, fresh, computed, start, limit - g, limit - g - h)
+        budget = less(limit, g)
+        blocks = self.blocks(red, blue, fresh, computed, start, budget, less(budget, h))
         for i, (cost, nred, nblue, nfresh, ncomp, block) in enumerate(blocks, 1):
             if (deadline is not None and i % _CHECK_CLOCK_EVERY == 0
                     and time.monotonic() > deadline):
@@ -1411,36 +1433,36 @@ class _Search:
             ng = g + cost  # ``blocks`` left out those whose stores and owed loads reach limit
             pebbles = nred | nblue << n
             hkey = pebbles | ncomp << n2
-            h = known.get(hkey) if known else None  # a terminal (``run``)
-            if h is None:
-                h = memo.get(hkey)
-            whole = h is not None  # the heuristic itself, not only its cheap count
-            if h is None or h < 0:
-                if trivial_memo is not memo:  # else h is what it holds already
-                    h = trivial_memo.get(hkey)
-                if h is not None and h < 0:  # the count is at least -h (``_trivial``'s cap)
-                    if ng - h >= limit:
-                        beyond = min(beyond, ng - h)
+            value: int | None = known.get(hkey) if known else None  # a terminal (``run``)
+            if value is None:
+                value = memo.get(hkey)
+            whole = value is not None  # the heuristic itself, not only its cheap count
+            if value is None or value < 0:
+                if trivial_memo is not memo:  # else value is what it holds already
+                    value = trivial_memo.get(hkey)
+                if value is not None and value < 0:  # the count is at least -value (a cap)
+                    if ng - value >= limit:
+                        beyond = min(beyond, ng - value)
                         continue
-                    h = None
-                if h is None:
+                    value = None
+                if value is None:
                     if len(trivial_memo) >= _MEMO_MAX:
                         trivial_memo.clear()
-                    h = self._trivial(output_mask & ~nblue, nred, nblue, ncomp, limit - ng)
-                    if ng + h >= limit:  # recompute: perhaps only a lower bound, kept as one
-                        trivial_memo[hkey] = h if once else -h
-                        beyond = min(beyond, ng + h)
+                    value = self._trivial(output_mask & ~nblue, nred, nblue, ncomp, limit - ng)
+                    if ng + value >= limit:  # recompute: perhaps only a lower bound, kept as one
+                        trivial_memo[hkey] = value if once else -value
+                        beyond = min(beyond, ng + value)
                         continue
-                    trivial_memo[hkey] = h
-                whole = bound is None or h == INFINITY
-            if ng + h >= limit:
-                beyond = min(beyond, ng + h)
+                    trivial_memo[hkey] = value
+                whole = bound is None or value == INFINITY
+            if ng + value >= limit:
+                beyond = min(beyond, ng + value)
                 continue
-            out.append((ng, h, pebbles | nfresh << n2 | ncomp << n3, block, whole))
+            out.append((ng, value, pebbles | nfresh << n2 | ncomp << n3, block, whole))
         return min(beyond, limit + self.beyond), out
 
     def _admit(self, key: int, out: list, info: dict, closed: dict, queue: "_Queue",
-               limit: float) -> float:
+               limit: int) -> int:
         """Store and push the successors ``out`` of ``key`` (``successors``) that improve on
         what is stored, asking ``bound`` for those without their whole heuristic; return the
         least f of those the bound puts at or past ``limit`` (INFINITY if none).  ``lazy``
@@ -1477,7 +1499,7 @@ class _Search:
         """Expand the path of blocks into explicit moves, then store the red outputs (N7).
         Each block was applied to the configuration its parent was reached as (``run``), so
         it applies as found; each step is checked to lead to the configuration recorded."""
-        path = []
+        path: list[tuple[int, tuple, int]] = []
         key = goal
         while info[key][1] is not None:
             _, parent, block, _, reached = info[key]
@@ -1486,7 +1508,8 @@ class _Search:
         n, full = self.n, self.full
         kinds, verts = bytearray(), []
         actual = info[key][4]
-        for parent, (c, gone, stored, finished, drop), child in reversed(path):
+        for parent, block, child in path[::-1]:  # (not reversed(): the compiled copy)
+            c, gone, stored, finished, drop = block
             if parent != actual:
                 raise InternalError("exhaustive search: a path does not follow its blocks")
             for u in _bits(gone):
@@ -1570,7 +1593,7 @@ def _compiled_union(masks: list[int], step: int | None = None):
         tables.append(table)
     width = (1 << step) - 1
     terms = [f"T{i}[(mask >> {i * step}) & {width:#x}]" for i in range(len(tables))] or ["0"]
-    scope = {f"T{i}": table for i, table in enumerate(tables)}
+    scope: dict[str, object] = {f"T{i}": table for i, table in enumerate(tables)}
     exec(compile("def union(mask):\n    return " + " | ".join(terms), "<union>", "exec"),
          scope)  # noqa: S102 (our own text)
     return scope["union"]
@@ -1579,7 +1602,7 @@ def _compiled_union(masks: list[int], step: int | None = None):
 def _path(goal: int, info: dict) -> list[tuple[int, int]]:
     """The (key, g) of every configuration on the path from the start to ``goal``."""
     path = []
-    key = goal
+    key: int | None = goal
     while key is not None:
         path.append((key, info[key][0]))
         key = info[key][1]
@@ -1711,7 +1734,8 @@ def _shift_moves(perm: tuple[int, ...], parts: int, deadline: float | None = Non
         if deadline is not None and v % 4096 == 0 and time.monotonic() > deadline:
             return None
         by_offset.setdefault(perm[v] - v, []).append(v)
-    lefts, rights = [], []
+    lefts: list[tuple[int, int]] = []
+    rights: list[tuple[int, int]] = []
     for offset, vertices in sorted(by_offset.items()):
         mask = _mask_of(vertices, n)
         repeated = sum(mask << (part * n) for part in range(parts))

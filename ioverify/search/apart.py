@@ -46,6 +46,7 @@ import time
 from contextlib import ExitStack
 
 from ioverify.errors import InternalError
+from ioverify.game import engine
 from ioverify.game.exhaustive import ExhaustiveRun, SearchResult
 from ioverify.search import farm
 from ioverify.search.children import halved_memory, start_child
@@ -286,7 +287,8 @@ def _child(source, sink) -> None:
 
             resource.setrlimit(resource.RLIMIT_AS,
                                (memory_limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
-        run = ExhaustiveRun(dag, memory, variant, below=below, max_states=max_states,
+        run = engine.search().ExhaustiveRun(dag, memory, variant, below=below,
+                                            max_states=max_states,
                             deadline=deadline)
         farming = False
         with ExitStack() as farmed:

@@ -39,7 +39,7 @@ import time
 from contextlib import contextmanager
 
 from ioverify.errors import DeadlineReached, InternalError
-from ioverify.game.exhaustive import ExhaustiveRun
+from ioverify.game import engine
 from ioverify.search.children import halved_memory, start_child
 
 FRAME = struct.Struct("<Q")
@@ -160,7 +160,7 @@ def _worker(source, sink) -> None:
             resource.setrlimit(resource.RLIMIT_AS,
                                (memory_limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
         deadline = time.monotonic() + seconds
-        search = ExhaustiveRun(dag, memory, variant, deadline=deadline).search
+        search = engine.search().ExhaustiveRun(dag, memory, variant, deadline=deadline).search
         while (data := _receive(source)) is not None:
             tag, tasks = marshal.loads(data)
             _send(sink, marshal.dumps(("made", tag, _expansions(search, tasks, deadline))))

@@ -75,7 +75,8 @@ from ioverify.verdict import (Bounded, Evidence, Infeasible, Optimal, Refuted, U
 from ioverify.dag import symmetry
 from ioverify.encode import cnf, pebbling
 from ioverify.game import abstraction
-from ioverify.game.exhaustive import ExhaustiveRun, SearchResult, exhaustive_optimum
+from ioverify.game import engine
+from ioverify.game.exhaustive import ExhaustiveRun, SearchResult
 from ioverify.search import apart, farm
 from ioverify.solve import backends
 
@@ -688,7 +689,8 @@ def _race_with(st: _State, bound, variant: Variant, below: int,
     processes (``apart.race_apart``) when ``st.processes`` > 1 and the child starts, else
     taking turns here (``_race``)."""
     def run(use):
-        return ExhaustiveRun(st.dag, st.memory, variant, below=below, deadline=st.deadline,
+        return engine.search().ExhaustiveRun(st.dag, st.memory, variant, below=below,
+                                             deadline=st.deadline,
                              max_states=max_states, bound=use)
 
     with_bound = run(bound)
@@ -772,7 +774,7 @@ def _search_once(st: _State, claim: int | None, variant: Variant, max_states: in
     st.report(what + (f" ({kind} bound)" if bound is not None else
                       f" (expansions on {st.processes} processes)" if farmed else ""))
     with _heartbeat(st, what), _farm(st, variant, farmed) as workers:
-        result = exhaustive_optimum(st.dag, st.memory, variant, below=below,
+        result = engine.search().exhaustive_optimum(st.dag, st.memory, variant, below=below,
                                     deadline=st.deadline, max_states=max_states,
                                     bound=bound, farm=workers)
     _record(st, variant, result, kind)

@@ -32,7 +32,7 @@ from ioverify._io import write_text
 from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.encode.clauses import dimacs, one_shot_clauses
-from ioverify.game.exhaustive import exhaustive_optimum
+from ioverify.game import engine
 from ioverify.game.lemmas import SINGLE_USE, single_use_lemma
 from ioverify.solve import proof as lrat_solver
 
@@ -65,7 +65,8 @@ def search_certificate(dag: DAG, memory: int, variant: str, lower: int, folder: 
                               f"{lower}")
     deadline = None if timeout is None else time.monotonic() + timeout
     searched = proved_in(dag, variant)
-    result = exhaustive_optimum(dag, memory, searched, below=lower, deadline=deadline,
+    result = engine.search().exhaustive_optimum(dag, memory, searched, below=lower,
+                                                deadline=deadline,
                                 keep_closed=True)
     if result.optimum is not None:
         raise InternalError(f"the exhaustive search finds a {searched} schedule of I/O "
