@@ -12,7 +12,7 @@ inner loop (docs/performance.md).
 install keeps the extension beside the sources); else, or with the environment variable
 ``IOVERIFY_PURE`` set to anything but an empty string, the Python module.  The searches of
 ``pebble``, the beam and abstraction bounds and the benchmarks go through it; the checkers of
-the trusted base never do (they import nothing from the search).  ``which()`` names the copy
+the trusted base never do (the re-check calls the Python module itself).  ``which()`` names the copy
 in use, for the benchmarks' records.
 """
 
