@@ -143,9 +143,13 @@ class _Ahead:
     def __init__(self, history):
         self.history, self.seconds = history, history[-1][0] if history else 0.0
         self.finished = self.handed_over = False
+        self.seen: list[int] = []  # the levels passed on to the progress lines
 
     def listen(self):
         pass
+
+    def saw(self, level):
+        self.seen.append(level)
 
     def hand_over(self):
         self.handed_over = True
@@ -172,6 +176,7 @@ def test_the_race_goes_on_while_the_search_here_is_not_behind():
     start = time.monotonic()
     assert apart._search_here(run, listener, start + 1.0, 100, True) is None
     assert not listener.handed_over and time.monotonic() >= start + 1.0
+    assert listener.seen and set(listener.seen) == {21}  # each slice's level, for the progress
 
 
 def test_a_failing_child_is_an_internal_error():
@@ -309,6 +314,9 @@ class _State:
         return time.monotonic() >= self.deadline
 
     def report(self, what):
+        pass
+
+    def proved_so_far(self, level):
         pass
 
 

@@ -212,6 +212,9 @@ class _RaceState:
     def out_of_time(self):
         return time.monotonic() >= self.deadline
 
+    def proved_so_far(self, level):
+        self.proving = max(level, getattr(self, "proving", level))
+
 
 @pytest.mark.parametrize("fast", [0, 1])
 def test_the_race_gives_most_slices_to_the_search_ahead(monkeypatch, fast):
@@ -225,10 +228,12 @@ def test_the_race_gives_most_slices_to_the_search_ahead(monkeypatch, fast):
     if fast == 0:
         runs.reverse()
 
-    results = pebbling._race(_RaceState(), runs, 1000)
+    state = _RaceState()
+    results = pebbling._race(state, runs, 1000)
     slow = 1 - fast
     assert runs[fast].slices > 2 * runs[slow].slices and runs[slow].slices >= 5
     assert [result.lower_bound for result in results] == [run.level for run in runs]
+    assert state.proving == max(run.level for run in runs)  # the progress lines' level
     assert runs[0].caps == runs[1].caps == {600}  # the cap less what the other holds
 
 
@@ -316,3 +321,25 @@ def test_the_kind_with_fewer_restricted_games_goes_first_with_the_bounds_time(mo
     whole = 40.0 * pebbling.ABSTRACTION_SHARE[False]
     assert first == pytest.approx(pebbling.FIRST_KIND_SHARE * whole, rel=0.05)
     assert second == pytest.approx(whole, rel=0.05)  # what is left: the first stopped at once
+
+
+@pytest.mark.parametrize("processes,abstraction", [(1, False), (2, False), (2, True)])
+def test_progress_lines_show_the_level_proved_so_far(monkeypatch, processes, abstraction):
+    """While an exhaustive search runs, its progress lines give the level it has proved so
+    far, one search alone, farmed, or racing the abstraction bound on two processes: never
+    above the optimum, never falling, and reaching the search's last levels."""
+    from ioverify.dag import attention_forward
+    from ioverify.search import apart, pebbling
+
+    monkeypatch.setattr(pebbling, "HEARTBEAT", 0.02)
+    monkeypatch.setattr(apart, "SLICE", 0.005)  # the race here: its levels between slices
+    said: list[str] = []
+    dag = attention_forward(2, 1)
+    verdict = pebble(dag, 3, variant="recompute", timeout=120, processes=processes,
+                     abstraction=abstraction, progress=said.append)
+    assert isinstance(verdict, Optimal) and verdict.io == 24
+    levels = [int(line.split("none below ")[1].split(" ")[0]) for line in said
+              if "so far" in line]
+    assert levels, said
+    assert levels == sorted(levels) and levels[-1] <= 24
+    assert levels[-1] >= 20  # seen rising, not stuck at the start value

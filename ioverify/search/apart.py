@@ -71,21 +71,22 @@ def default_processes() -> int:
 
 
 def race_apart(run: ExhaustiveRun, deadline: float, max_states: int, processes: int = 2,
-               report=None) -> tuple[SearchResult, SearchResult] | None:
+               report=None, seen=None) -> tuple[SearchResult, SearchResult] | None:
     """(``run``'s result, the result of the same search without a bound in a child process),
     each searching until one finishes or ``deadline`` (a ``time.monotonic()`` value) passes,
     each storing at most half of ``max_states`` configurations, ``run`` only until it is
     forecast behind (THE HAND-OVER; ``processes``: the child's workers then, none if below
     2).  A result not finished is stopped at its last proved level.  None, with nothing
     searched, if no child process can be started (the caller then races in one process).
-    ``report``: called with a line on the hand-over, for the user."""
+    ``report``: called with a line on the hand-over, for the user; ``seen``: called with
+    each level either search reports proved, for the progress lines."""
     half = max(1, max_states // 2)
     with halved_memory() as child_memory:
         try:
             child = _start(run, deadline - time.monotonic(), half, child_memory, processes)
         except OSError:  # no process to be had (a process limit, no memory to start one)
             return None
-        listener = _Listener(child)
+        listener = _Listener(child, seen)
         try:
             here = _search_here(run, listener, deadline, half, processes > 1)
             if listener.handed_over and report is not None:
@@ -154,6 +155,7 @@ def _search_here(run: ExhaustiveRun, listener: "_Listener", deadline: float,
         if result is not None:
             return result
         history.append((run.seconds - base, run.level))
+        listener.saw(run.level)
     return None
 
 
@@ -200,10 +202,12 @@ def _wait_for(listener: "_Listener", here: SearchResult | None, deadline: float)
 
 class _Listener:
     """The child's reports as they come (read by a thread, so that looking never blocks): its
-    last proved level, states and seconds, then its result (``over``)."""
+    last proved level, states and seconds, then its result (``over``).  ``seen``: called with
+    each level proved, the child's as they come and those ``saw`` is given (or None)."""
 
-    def __init__(self, child: subprocess.Popen):
+    def __init__(self, child: subprocess.Popen, seen=None):
         self.child = child
+        self.seen = seen
         self.reports: queue.Queue = queue.Queue()
         self.level: int | None = None
         self.states, self.seconds = 0, 0.0
@@ -235,6 +239,7 @@ class _Listener:
             if kind == "level":
                 self.level, self.states, self.seconds = detail
                 self.history.append((self.seconds, self.level))
+                self.saw(self.level)
             elif kind == "result":
                 self.final, self.over = detail[0], True
             elif kind == "out of memory":
@@ -246,6 +251,11 @@ class _Listener:
                 code = self.child.wait()
                 raise InternalError(f"the race's second search ended without its result "
                                     f"(exit code {code})")
+
+    def saw(self, level: int | None) -> None:
+        """Pass a level proved (by either search) on to ``seen``."""
+        if self.seen is not None and level is not None:
+            self.seen(level)
 
     def hand_over(self) -> None:
         """Tell the child to farm its expansions out (THE HAND-OVER); a child that has

@@ -110,6 +110,10 @@ class _State:
     enough: int | None = None  # stop at a schedule this cheap (a bound proved elsewhere)
     abstraction: bool = True  # let the exhaustive search use the abstraction bound
     processes: int = 1  # 2: the race's second search in a child process (``apart``)
+    # The level the running exhaustive search has proved so far (no schedule below it in the
+    # variant it searches), shown in its progress lines only: the verdict's lower bound is
+    # raised from its result (``_record``).  None while no level is known.
+    proving: int | None = None
 
     def budget(self) -> dict:
         """The budget this search runs under, as recorded in its evidence."""
@@ -127,6 +131,11 @@ class _State:
 
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def proved_so_far(self, level: int | None) -> None:
+        """Note a level the running exhaustive search has proved (``proving``)."""
+        if level is not None and (self.proving is None or level > self.proving):
+            self.proving = level
 
     def report(self, what: str) -> None:
         if self.progress is not None:
@@ -230,11 +239,17 @@ HEARTBEAT = 10.0  # seconds between progress lines while one solver call runs
 
 @contextmanager
 def _heartbeat(st: _State, what: str):
-    """Report ``what`` every HEARTBEAT seconds while the body runs (progress for long calls)."""
+    """Report ``what`` every HEARTBEAT seconds while the body runs (progress for long calls),
+    with the level an exhaustive search has proved so far (``_State.proving``)."""
     if st.progress is None:
         yield
         return
-    with _signals.periodically(HEARTBEAT, lambda: st.report(f"{what} (still running)")):
+
+    def beat():
+        so_far = "" if st.proving is None else f"; none below {st.proving} so far"
+        st.report(f"{what} (still running{so_far})")
+
+    with _signals.periodically(HEARTBEAT, beat):
         yield
 
 
@@ -669,6 +684,7 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     (attention_forward(2,2) at M = 4, one-shot: level 30 against 25), and which way it goes
     is seen only by running both."""
     bound, kind = _abstraction(st, variant) if st.abstraction else (None, None)
+    st.proving = None
     if bound is None or st.deadline is None:
         return _search_once(st, claim, variant, max_states, bound, kind)
     below = _below(st, claim)
@@ -696,7 +712,7 @@ def _race_with(st: _State, bound, variant: Variant, below: int,
     with_bound = run(bound)
     if st.processes > 1:
         results = apart.race_apart(with_bound, st.deadline, max_states, st.processes,
-                                   st.report)
+                                   st.report, st.proved_so_far)
         if results is not None:
             return list(results)
     return _race(st, [with_bound, run(None)], max_states)
@@ -746,6 +762,7 @@ def _race(st: _State, runs: list[ExhaustiveRun], max_states: int) -> list[Search
             break
         if runs[pick].level is not None:
             history[pick].append((runs[pick].seconds - base[pick], runs[pick].level))
+            st.proved_so_far(runs[pick].level)
     return [result if result is not None else run.stopped("time shared out")
             for result, run in zip(results, runs)]
 
@@ -764,6 +781,17 @@ def _below(st: _State, claim: int | None) -> int:
     return st.upper if claim is None else min(claim, st.upper)
 
 
+def _advance_noting(st: _State, run: ExhaustiveRun) -> SearchResult:
+    """``run`` to its end, paused every HEARTBEAT seconds to note the level it proved so far
+    for the progress lines (a pause falls between two configurations: it changes nothing the
+    search does)."""
+    while True:
+        result = run.advance(time.monotonic() + HEARTBEAT)
+        if result is not None:
+            return result
+        st.proved_so_far(run.level)
+
+
 def _search_once(st: _State, claim: int | None, variant: Variant, max_states: int, bound,
                  kind: str | None):
     """One exhaustive search; without a bound, with a timeout and ``st.processes`` > 1, its
@@ -774,9 +802,10 @@ def _search_once(st: _State, claim: int | None, variant: Variant, max_states: in
     st.report(what + (f" ({kind} bound)" if bound is not None else
                       f" (expansions on {st.processes} processes)" if farmed else ""))
     with _heartbeat(st, what), _farm(st, variant, farmed) as workers:
-        result = engine.search().exhaustive_optimum(st.dag, st.memory, variant, below=below,
-                                    deadline=st.deadline, max_states=max_states,
-                                    bound=bound, farm=workers)
+        run = engine.search().ExhaustiveRun(st.dag, st.memory, variant, below=below,
+                                            deadline=st.deadline, max_states=max_states,
+                                            bound=bound, farm=workers)
+        result = _advance_noting(st, run)
     _record(st, variant, result, kind)
     return result
 
