@@ -84,12 +84,12 @@ red after a block's loads and c, before its evictions, C' = C + c, and MUST0, RE
 MUST of LOWER at R0 (from the outputs without blue and not red, through predecessors neither
 red nor blue) and its vertices' predecessors.  If MUST0 meets C', LOWER is INFINITE after every
 block of c; otherwise every block of c that evicts G and stores S has
-  w + LOWER(L') >= loads + |outputs without blue| + |S \ outputs| + BASE + |G within REACHED0|,
+  w + LOWER(L') >= loads + |outputs without blue| + |S \\ outputs| + BASE + |G within REACHED0|,
 BASE = |REACHED0, not in R0, with blue|.  Proof: after the block red is within R0 and blue
 within B + R0, and an output without blue and not red at R0 is still so (the block stores and
 finishes only red vertices), so the walk starts from more and stops at fewer: MUST contains
 MUST0 (INFINITE if MUST0 meets C'), its predecessors REACHED0.  Each output without blue
-before the block is stored by it (in w) or still without blue (in LOWER); S \ outputs is in w;
+before the block is stored by it (in w) or still without blue (in LOWER); S \\ outputs is in w;
 a vertex of REACHED0 not red at R0 with blue is not red after and keeps its blue, a load of
 LOWER; a vertex v of G within REACHED0 is a predecessor of a MUST0 vertex not computed, from
 which an output is reachable, so v was needed and has blue after the block (stored if it had
@@ -101,7 +101,7 @@ REACHED0 (|G| less the evictable vertices outside REACHED0).
 THE FLOOR in recompute.  Let R0 be red after a block's loads and c, O0 = O less what it loads,
 and UNLIMITED the optimum of the game with no bound on red pebbles (LOWER without owed vertices,
 which counts a store per output without blue plus the cheapest loads).  Every block of c that
-evicts G and stores S, with K = S \ outputs, has
+evicts G and stores S, with K = S \\ outputs, has
   w + LOWER(L') >= loads + |K| + |O0 + K| + UNLIMITED(R0 + O0, B).
 Proof: w is the loads, |S| and the finished outputs' stores; LOWER(L') is |O'| (O' = O0 + K)
 plus UNLIMITED(R' + O', B') (or INFINITE).  Each output without blue before the block is in S,
