@@ -338,8 +338,33 @@ def test_progress_lines_show_the_level_proved_so_far(monkeypatch, processes, abs
     verdict = pebble(dag, 3, variant="recompute", timeout=120, processes=processes,
                      abstraction=abstraction, progress=said.append)
     assert isinstance(verdict, Optimal) and verdict.io == 24
-    levels = [int(line.split("none below ")[1].split(" ")[0]) for line in said
-              if "so far" in line]
-    assert levels, said
-    assert levels == sorted(levels) and levels[-1] <= 24
-    assert levels[-1] >= 20  # seen rising, not stuck at the start value
+    def levels(variant):  # each search's lines name its variant (the one-shot sub-search's)
+        return [int(line.split("none below ")[1].split(" ")[0]) for line in said
+                if "so far" in line and line.startswith(f"exhaustive {variant} search")]
+
+    found = levels("recompute")
+    assert found, said
+    assert found == sorted(found) and found[-1] <= 24
+    assert found[-1] >= 20  # seen rising, not stuck at the start value
+    assert levels("one-shot") == sorted(levels("one-shot"))
+
+
+def test_the_level_so_far_ends_with_its_search(monkeypatch):
+    """Once the exhaustive search is over, the progress lines of what follows (the Z3
+    searches) no longer carry its level: they would read as that search's own."""
+    from types import SimpleNamespace
+
+    from ioverify.dag import attention_forward
+    from ioverify.search import pebbling
+
+    def searched(st, claim, variant, max_states):
+        st.proved_so_far(20)
+        assert st.proving == 20
+        return SimpleNamespace(states=1, reason="measured only")
+
+    monkeypatch.setattr(pebbling, "_run_exhaustive", searched)
+    st = pebbling._State(attention_forward(2, 1), 3,
+                         pebbling.require_variant("recompute", pebbling.IMPLEMENTED, "test"),
+                         0, time.monotonic() + 40.0, None, time.monotonic(), None, 99, 8, None)
+    assert "measured only" in pebbling._exhaustive(st, None)
+    assert st.proving is None

@@ -612,6 +612,7 @@ def _exhaustive(st: _State, claim: int | None, share: float | None = None):
         return "timeout before the exhaustive search"
     with _share(st, share):
         result = _run_exhaustive(st, claim, _searched_variant(st), max_states)
+    st.proving = None  # the progress lines of what follows (Z3) are not this search's
     settled = _settled(st, claim)
     if settled is not None:
         return settled
