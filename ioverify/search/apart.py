@@ -298,8 +298,7 @@ def _child(source, sink) -> None:
             resource.setrlimit(resource.RLIMIT_AS,
                                (memory_limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
         run = engine.search().ExhaustiveRun(dag, memory, variant, below=below,
-                                            max_states=max_states,
-                            deadline=deadline)
+                                            max_states=max_states, deadline=deadline)
         farming = False
         with ExitStack() as farmed:
             while (result := run.advance(time.monotonic() + REPORT_EVERY)) is None:

@@ -610,9 +610,11 @@ def _exhaustive(st: _State, claim: int | None, share: float | None = None):
         return settled
     if st.out_of_time():
         return "timeout before the exhaustive search"
-    with _share(st, share):
-        result = _run_exhaustive(st, claim, _searched_variant(st), max_states)
-    st.proving = None  # the progress lines of what follows (Z3) are not this search's
+    try:
+        with _share(st, share):
+            result = _run_exhaustive(st, claim, _searched_variant(st), max_states)
+    finally:
+        st.proving = None  # the progress lines of what follows (Z3) are not this search's
     settled = _settled(st, claim)
     if settled is not None:
         return settled
@@ -685,7 +687,6 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     (attention_forward(2,2) at M = 4, one-shot: level 30 against 25), and which way it goes
     is seen only by running both."""
     bound, kind = _abstraction(st, variant) if st.abstraction else (None, None)
-    st.proving = None
     if bound is None or st.deadline is None:
         return _search_once(st, claim, variant, max_states, bound, kind)
     below = _below(st, claim)
@@ -707,8 +708,8 @@ def _race_with(st: _State, bound, variant: Variant, below: int,
     taking turns here (``_race``)."""
     def run(use):
         return engine.search().ExhaustiveRun(st.dag, st.memory, variant, below=below,
-                                             deadline=st.deadline,
-                             max_states=max_states, bound=use)
+                                             deadline=st.deadline, max_states=max_states,
+                                             bound=use)
 
     with_bound = run(bound)
     if st.processes > 1:

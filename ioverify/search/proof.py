@@ -66,8 +66,7 @@ def search_certificate(dag: DAG, memory: int, variant: str, lower: int, folder: 
     deadline = None if timeout is None else time.monotonic() + timeout
     searched = proved_in(dag, variant)
     result = engine.search().exhaustive_optimum(dag, memory, searched, below=lower,
-                                                deadline=deadline,
-                                keep_closed=True)
+                                                deadline=deadline, keep_closed=True)
     if result.optimum is not None:
         raise InternalError(f"the exhaustive search finds a {searched} schedule of I/O "
                             f"{result.optimum}, below the proved {lower}: a bug")
