@@ -18,6 +18,7 @@ DEGREE_2_ROWS = "approximate-attention-2x1-degree-2-optima"
 FORWARD_22 = "attention-forward-2x2-optima"
 FORWARD_31 = "attention-forward-3x1-optima"
 SPARSE = "sparse-forward-causal-optima"
+SPARSE_BACKWARD = "sparse-backward-causal-optima"
 ENDPOINTS = "frontier-inputs-plus-outputs"
 
 # matmul(2, 2, 3) (28 vertices, chain sums): equal in both variants.
@@ -53,6 +54,12 @@ BACKWARD_21_OPTIMA = {"one-shot": {11: 21, 12: 19}}
 # check's budget for a checked cell), M = 3 open.
 SPARSE_OPTIMA = {"one-shot": {3: 35, 4: 21, 5: 16, 6: 14, 7: 13, 8: 12},
                  "recompute": {5: 16, 6: 14, 7: 13, 8: 12}}
+# sparse_backward(causal 3, 1) (84 vertices, past the issue's 64-vertex class): inputs plus
+# outputs is 27, reached at M = 14 in both variants; the one-shot cells just below it
+# (`ioverify bench frontier --only sparse_backward --cell-limit 300`, 2026-11-28: 29 at M = 12
+# in 28.6 s, 28 at M = 13 in 20.3 s, 27 at M = 14 in 5 s, two processes); below M = 12, and in
+# recompute below M = 14, only brackets are proved (docs/performance.md).
+SPARSE_BACKWARD_OPTIMA = {"one-shot": {12: 29, 13: 28, 14: 27}, "recompute": {14: 27}}
 # The largest frontier instances at the M where ``pebble`` proves them at inputs plus outputs
 # within the check's budget: (family, parameters, label, M, inputs plus outputs).
 ENDPOINT_CELLS = (("attention-backward", {"n": 2, "d": 1},
@@ -173,6 +180,30 @@ CLAIMS = [
               "only recompute brackets are proved (docs/performance.md).",
         obligations=_searches(SPARSE, "sparse-forward", {"n": 3, "d": 1, "mask": "causal"},
                               SPARSE_OPTIMA, frozenset({("recompute", 5)})),
+    ),
+    Claim(
+        id=SPARSE_BACKWARD,
+        title="Exact optima of causal sparse attention backward, n = 3, d = 1, at and just "
+              "below its endpoint",
+        statement="sparse_backward(causal 3, 1) (84 vertices, the backward pass over the 6 "
+                  "allowed pairs of a causal mask): the one-shot optimum is 29 at M = 12 and "
+                  "28 at M = 13; from M = 14 on it is 27 (inputs plus outputs) in both "
+                  "variants.",
+        source="found by ioverify's exact search (the exact level of the toolkit)",
+        firmness="derived",
+        variant="one-shot",
+        notes="The largest instance of issue 16, and its first cells settled below the "
+              "trivial bound's M, measured with `ioverify bench frontier --only "
+              "sparse_backward --cell-limit 300` (docs/performance.md): 29 at M = 12 in "
+              "28.6 s, 28 at M = 13 in 20.3 s and 27 at M = 14 in about 5 s in each variant, "
+              "on two processes (an earlier sweep, before the search's later rules, settled "
+              "only M = 16, at 27). From M = 14 on: the optimum never rises with M and is "
+              "never below inputs plus outputs. In recompute at M = 12 and 13 only "
+              "[27, 29] and [27, 28] are proved in 300 s; in one-shot at M = 10 [31, 32] "
+              "and at M = 11 [28, 34].",
+        obligations=_searches(SPARSE_BACKWARD, "sparse-backward",
+                              {"n": 3, "d": 1, "mask": "causal"}, SPARSE_BACKWARD_OPTIMA,
+                              frozenset({("one-shot", 12), ("one-shot", 13)})),
     ),
     Claim(
         id=ENDPOINTS,
