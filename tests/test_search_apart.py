@@ -18,7 +18,7 @@ from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game import abstraction
 from ioverify.game.exhaustive import ExhaustiveRun, exhaustive_optimum
 from ioverify.game.rules import VARIANTS
-from ioverify.search import apart
+from ioverify.search import apart, children
 from ioverify.search.pebbling import pebble
 
 
@@ -197,18 +197,87 @@ def test_a_child_out_of_memory_stops_at_its_last_level():
     assert not result.complete and result.lower_bound == 12 and result.states == 100
 
 
-def test_the_memory_budget_is_halved_during_the_race_and_restored():
+def test_the_memory_left_is_halved_during_the_race_and_the_budget_restored():
+    """This process keeps what it uses and half of the rest; the child gets the other half."""
     resource = pytest.importorskip("resource")
+    used = children.address_space()
+    if used is None:
+        pytest.skip("this platform does not tell a process's address space")
     saved = resource.getrlimit(resource.RLIMIT_AS)
     limit = 1 << 42 if saved[1] == resource.RLIM_INFINITY else saved[1]
     resource.setrlimit(resource.RLIMIT_AS, (limit, saved[1]))
     try:
         with apart.halved_memory() as child:
-            assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit // 2
-            assert child == limit - limit // 2
+            keep = resource.getrlimit(resource.RLIMIT_AS)[0]
+            assert keep + child == limit
+            assert limit // 2 < keep < limit // 2 + used  # its use, and half of the rest
         assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit
     finally:
         resource.setrlimit(resource.RLIMIT_AS, saved)
+
+
+@pytest.mark.parametrize("limit, used, keep, give", [
+    (6 << 30, 2 << 30, 4 << 30, 2 << 30),  # a large search: room to grow, not half the limit
+    (6 << 30, 0, 3 << 30, 3 << 30),
+    (6 << 30, 7 << 30, 6 << 30, 0),  # past its limit already: nothing to give
+    (7, None, 3, 4)])  # use unknown: half the limit each
+def test_the_split_keeps_the_use_and_halves_the_rest(limit, used, keep, give):
+    assert children.split(limit, used) == (keep, give)
+
+
+def test_the_hand_over_lends_the_child_the_memory_not_used_here():
+    """At the hand-over this process keeps its use and LEND_RESERVE, the child's limit grows
+    by what that frees, the two together hold what they held, and the end of the race gives
+    this process its limit back."""
+    resource = pytest.importorskip("resource")
+    if not hasattr(resource, "prlimit") or children.address_space() is None:
+        pytest.skip("lending memory needs prlimit and /proc (Linux)")
+    saved = resource.getrlimit(resource.RLIMIT_AS)
+    hard = saved[1]
+    limit = 1 << 40 if hard == resource.RLIM_INFINITY else hard
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    try:
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        try:
+            with apart.halved_memory() as give:
+                resource.prlimit(child.pid, resource.RLIMIT_AS, (give, hard))  # as the race
+                keep = resource.getrlimit(resource.RLIMIT_AS)[0]
+                lent = children.lend_memory(child.pid)
+                here = resource.getrlimit(resource.RLIMIT_AS)[0]
+                there = resource.prlimit(child.pid, resource.RLIMIT_AS)[0]
+                assert lent > 0 and here == keep - lent and there == give + lent
+                assert here < children.address_space() + 2 * children.LEND_RESERVE
+            assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit
+        finally:
+            child.kill()
+            child.wait()
+        assert children.lend_memory(child.pid) == 0  # an ended child is lent nothing
+        assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, saved)
+
+
+def test_no_race_apart_when_the_child_would_have_too_little_memory(monkeypatch):
+    """Half of what is left below CHILD_MIN_MEMORY: no child, the caller races here."""
+    resource = pytest.importorskip("resource")
+    used = children.address_space()
+    if used is None:
+        pytest.skip("this platform does not tell a process's address space")
+    saved = resource.getrlimit(resource.RLIMIT_AS)
+    started = []
+    monkeypatch.setattr(apart, "start_child", lambda module: started.append(module))
+    dag = attention_forward(2, 1)
+    deadline = time.monotonic() + 30
+    run = _bound_run(dag, 3, "one-shot", deadline)
+    tight = used + children.CHILD_MIN_MEMORY  # half of the rest is half the minimum
+    if saved[1] != resource.RLIM_INFINITY and tight > saved[1]:
+        pytest.skip("the hard limit is below what the test needs")
+    resource.setrlimit(resource.RLIMIT_AS, (tight, saved[1]))
+    try:
+        assert apart.race_apart(run, deadline, 100_000) is None
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, saved)
+    assert started == []
 
 
 def test_processes_must_be_a_positive_integer():

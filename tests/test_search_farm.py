@@ -224,6 +224,54 @@ def test_the_workers_agree_with_the_search_alone_and_end_with_the_block():
     assert all(child.poll() is not None for child in children)
 
 
+def test_without_a_thread_to_read_a_worker_the_search_goes_on_alone(monkeypatch):
+    """A reader thread that cannot start ("can't start new thread": the address space is
+    spent) is no crash: no farm, the workers started are ended, the search goes on alone."""
+    started = []
+
+    class _NoThread:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def start(self):
+            raise RuntimeError("can't start new thread")
+
+    real = farm.start_child
+    monkeypatch.setattr(farm, "start_child", lambda module: started.append(real(module))
+                        or started[-1])
+    monkeypatch.setattr(farm.threading, "Thread", _NoThread)
+    dag = attention_forward(2, 1)
+    with farm.workers(dag, 4, "recompute", time.monotonic() + 60, 2) as workers:
+        assert workers is None
+        assert started and all(child.poll() is not None for child in started)
+
+
+def test_no_workers_when_each_would_have_too_little_memory(monkeypatch):
+    """Half of the memory left split below CHILD_MIN_MEMORY a worker: none is started, and
+    the search alone has its whole budget back."""
+    resource = pytest.importorskip("resource")
+    from ioverify.search import children
+
+    used = children.address_space()
+    if used is None:
+        pytest.skip("this platform does not tell a process's address space")
+    saved = resource.getrlimit(resource.RLIMIT_AS)
+    tight = used + 2 * children.CHILD_MIN_MEMORY  # each of two workers gets half the minimum
+    if saved[1] != resource.RLIM_INFINITY and tight > saved[1]:
+        pytest.skip("the hard limit is below what the test needs")
+    started = []
+    monkeypatch.setattr(farm, "start_child", lambda module: started.append(module))
+    resource.setrlimit(resource.RLIMIT_AS, (tight, saved[1]))
+    try:
+        with farm.workers(attention_forward(2, 1), 4, "recompute", time.monotonic() + 60,
+                          2) as workers:
+            assert workers is None
+            assert resource.getrlimit(resource.RLIMIT_AS)[0] == tight
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, saved)
+    assert started == []
+
+
 def test_farmed_workers_stop_at_the_deadline_with_the_level_proved():
     dag = attention_forward(2, 2)  # recompute at M = 3 is far from settled in 3 s
     deadline = time.monotonic() + 3

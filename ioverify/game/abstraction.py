@@ -87,9 +87,14 @@ from ioverify.game import engine
 from ioverify.game.exhaustive import INFINITY, _bits, _Search, least_image
 from ioverify.game.rules import Variant
 
-# A restricted search stores at most this many configurations (about 50 MB); past it the
-# bound has no exact value and the search using it stops.
-RESTRICTED_MAX_STATES = 200_000
+# A restricted search stores at most this many configurations (about 430 MB); past it the
+# bound has no exact value and the search using it stops.  With 200,000 (about 50 MB) the
+# search with the bound stopped where the restricted recompute games are largest:
+# attention_forward(2,2) at M = 3, recompute, the rows sharing their inputs, stopped at its
+# start value 46 when the first restricted search after the start passed the cap (9.8 s); with
+# 1,000,000 none does, and ``pebble`` proves the optimum 52 in 229 s (3.4 GB at most).  A
+# search that finishes under the old cap is the same search (docs/performance.md).
+RESTRICTED_MAX_STATES = 1_000_000
 # The restricted searches at the game's start (``root``) may store this many (430 MB measured
 # on 46 vertices): each runs once, and the later ones end where their paths meet its
 # remembered optimal path (attention_forward(2,2) at M = 3, recompute, the rows sharing their
@@ -358,12 +363,12 @@ def attention_backward_rows(dag: DAG, max_vertices: int = PART_MAX_VERTICES) -> 
     home row i only.  In the home row's restricted game the other rows' dS entering the dK
     products are free, but the products still take red pebbles while they are summed; the
     other rows' dV products are left out because with them the rows of attention_backward(2,1)
-    need about 200,000 configurations (RESTRICTED_MAX_STATES) at M = 3 against 70,000 without,
-    for a start value higher only at M = 3 (44 against 42, one-shot).  Each row then keeps only
-    the vertices that reach one of its outputs within it (the others cost nothing in its
-    restricted game).  Leaving vertices out is sound ("Fewer vertices", module docstring), and
-    the rows are disjoint by construction, so the bound over them is sound whatever the DAG
-    really computes; the names only steer its strength."""
+    need about 200,000 configurations (the cap on restricted searches then) at M = 3 against
+    70,000 without, for a start value higher only at M = 3 (44 against 42, one-shot).  Each
+    row then keeps only the vertices that reach one of its outputs within it (the others cost
+    nothing in its restricted game).  Leaving vertices out is sound ("Fewer vertices", module
+    docstring), and the rows are disjoint by construction, so the bound over them is sound
+    whatever the DAG really computes; the names only steer its strength."""
     query_of: dict[int, int] = {}
     key_of: dict[int, int] = {}
     term_of: dict[int, int] = {}  # a dV*[j,i,l] product -> its query i

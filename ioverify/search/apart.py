@@ -13,8 +13,13 @@ would be: a schedule it finds is replayed by the caller (``pebbling._record``) a
 what its own search proved (a paused search's level is proved, ``ExhaustiveRun``).  Limits:
 
 - the state cap is split evenly (each search stores at most half of it), and so is the memory
-  budget (``--max-memory``, the soft address-space limit of this process, when one is set):
-  this process keeps half during the race, the child gets the other half;
+  budget (``--max-memory``, the soft address-space limit of this process, when one is set)
+  beyond what this process uses already (``children.halved_memory``): it keeps that and half
+  of the rest during the race, the child gets the other half (none if that is below
+  ``children.CHILD_MIN_MEMORY``: then the race runs in one process); at the hand-over this
+  process, whose search stops, lends the child what it does not use
+  (``children.lend_memory``, Linux), and the child shares what it has with its workers as
+  above;
 - the child stops at the same deadline; past it the caller waits at most GRACE seconds for its
   last word, then kills it and keeps the last level it reported;
 - Ctrl-C and SIGTERM are this process's to handle: whatever ends the race here (the answer, the
@@ -49,7 +54,8 @@ from ioverify.errors import InternalError
 from ioverify.game import engine
 from ioverify.game.exhaustive import ExhaustiveRun, SearchResult
 from ioverify.search import farm
-from ioverify.search.children import halved_memory, start_child
+from ioverify.search.children import (CHILD_MIN_MEMORY, halved_memory, lend_memory,
+                                       start_child)
 
 REPORT_EVERY = 1.0  # seconds between two reports of the child's level
 PROBE = 1 / 8  # of the time, searched here before the race may be handed over
@@ -77,11 +83,14 @@ def race_apart(run: ExhaustiveRun, deadline: float, max_states: int, processes: 
     each storing at most half of ``max_states`` configurations, ``run`` only until it is
     forecast behind (THE HAND-OVER; ``processes``: the child's workers then, none if below
     2).  A result not finished is stopped at its last proved level.  None, with nothing
-    searched, if no child process can be started (the caller then races in one process).
+    searched, if no child process can be started, or only with less than CHILD_MIN_MEMORY
+    (the caller then races in one process).
     ``report``: called with a line on the hand-over, for the user; ``seen``: called with
     each level either search reports proved, for the progress lines."""
     half = max(1, max_states // 2)
     with halved_memory() as child_memory:
+        if child_memory is not None and child_memory < CHILD_MIN_MEMORY:
+            return None
         try:
             child = _start(run, deadline - time.monotonic(), half, child_memory, processes)
         except OSError:  # no process to be had (a process limit, no memory to start one)
@@ -258,9 +267,11 @@ class _Listener:
             self.seen(level)
 
     def hand_over(self) -> None:
-        """Tell the child to farm its expansions out (THE HAND-OVER); a child that has
-        ended already is left to report its end."""
+        """Lend the child the memory this process does not use (``children.lend_memory``:
+        the search here stops), then tell it to farm its expansions out (THE HAND-OVER); a
+        child that has ended already is left to report its end."""
         self.handed_over = True
+        lend_memory(self.child.pid)
         try:
             pickle.dump(("farm",), self.child.stdin)
             self.child.stdin.flush()

@@ -20,10 +20,21 @@ def start_child(module: str) -> subprocess.Popen:
                             start_new_session=True, env={**os.environ, "PYTHONPATH": path})
 
 
+# A child given less address space than this is not started: the searches' children need
+# about 90 MB at their start and grow with their memos (farm workers of
+# attention_forward(2,2) at M = 4: 0.6 GB after 135 s); the caller goes on without it.
+CHILD_MIN_MEMORY = 256 * 2**20
+
+
 @contextmanager
 def halved_memory():
-    """Within the block this process has half its soft address-space limit; yields the other
-    half for the child (None when no limit is set or the platform has none)."""
+    """Within the block this process keeps the address space it uses already and half of
+    the rest of its soft limit (``split``); yields the other half for the children, or None
+    when no limit is set or the platform has none.  Splitting what is left, not the limit
+    itself, matters when a process holding a large search starts children: the race's child
+    at the hand-over (``ioverify.search.apart``), its search at 2.2 GB of a 6 GB budget, was
+    left 3 GB by halving the limit and ran out of memory 22 s later (attention_forward(2,2)
+    at M = 4, recompute)."""
     try:
         import resource
     except ImportError:
@@ -33,8 +44,74 @@ def halved_memory():
     if soft == resource.RLIM_INFINITY:
         yield None
         return
-    resource.setrlimit(resource.RLIMIT_AS, (soft // 2, hard))
+    keep, give = split(soft, address_space())
+    resource.setrlimit(resource.RLIMIT_AS, (keep, hard))
     try:
-        yield soft - soft // 2
+        yield give
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def split(limit: int, used: int | None) -> tuple[int, int]:
+    """(what this process keeps, what its children get) of an address-space ``limit`` of
+    which it uses ``used`` bytes already: its use and half of the rest, and the other half;
+    half the limit each when ``used`` is unknown."""
+    if used is None:
+        return limit // 2, limit - limit // 2
+    used = min(max(0, used), limit)
+    give = (limit - used) // 2
+    return limit - give, give
+
+
+def address_space() -> int | None:
+    """This process's address space in bytes, what RLIMIT_AS limits (``/proc/self/statm``),
+    or None where it cannot be read."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as status:
+            pages = int(status.read().split()[0])
+        return pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+# What this process keeps beyond its use when it lends the rest (``lend_memory``): enough to
+# read the child's reports and results while it only waits for them.
+LEND_RESERVE = 256 * 2**20
+
+
+def lend_memory(pid: int) -> int:
+    """Lend the child ``pid`` the address space this process does not use: lower this
+    process's soft limit to its use plus LEND_RESERVE, then raise the child's soft limit by
+    what that freed (up to its hard limit), so that the two together never hold more than
+    before; the bytes lent, 0 where nothing could be (no limit set, this process's use or
+    the child's limit unknown: ``resource.prlimit`` is Linux only).  For the race's hand-over
+    (``ioverify.search.apart``): the search here stops, the child's goes on with both cores
+    and its workers.  The caller's ``halved_memory`` gives this process its limit back at its
+    end, after the child has ended."""
+    try:
+        import resource
+
+        prlimit = resource.prlimit
+    except (ImportError, AttributeError):
+        return 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    used = address_space()
+    if soft == resource.RLIM_INFINITY or used is None or used + LEND_RESERVE >= soft:
+        return 0
+    try:
+        child_soft, child_hard = prlimit(pid, resource.RLIMIT_AS)
+    except (OSError, ValueError):  # the child has ended, or may not be asked
+        return 0
+    if child_soft == resource.RLIM_INFINITY:
+        return 0
+    room = child_hard - child_soft if child_hard != resource.RLIM_INFINITY else soft
+    lent = min(soft - used - LEND_RESERVE, room)
+    if lent <= 0:
+        return 0
+    resource.setrlimit(resource.RLIMIT_AS, (soft - lent, hard))  # this one first
+    try:
+        prlimit(pid, resource.RLIMIT_AS, (child_soft + lent, child_hard))
+    except (OSError, ValueError):
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        return 0
+    return lent

@@ -16,7 +16,9 @@ The level reached is proved as in one process (``farmed_steps``).  Limits:
 - the workers stop at the same deadline (a batch it cuts comes back with None for the
   configurations it did not expand, and the search stops at the level it had proved);
 - the memory budget (``--max-memory``, the soft address-space limit, when one is set) is
-  shared: this process keeps half, the workers split the other half (their memos);
+  shared: this process keeps what it uses and half of the rest, the workers split the other
+  half (their memos; ``children.halved_memory``); a search that cannot have its workers (no
+  process, no thread to read one, too little memory for them) goes on alone;
 - whatever ends the search here (the answer, the deadline, the state cap, an exception, a
   signal) ends the workers before ``workers`` returns.
 
@@ -40,7 +42,7 @@ from contextlib import contextmanager
 
 from ioverify.errors import DeadlineReached, InternalError
 from ioverify.game import engine
-from ioverify.search.children import halved_memory, start_child
+from ioverify.search.children import CHILD_MIN_MEMORY, halved_memory, start_child
 
 FRAME = struct.Struct("<Q")
 IN_FLIGHT = 2  # batches a worker holds at once: one it works on, one waiting for it
@@ -50,30 +52,55 @@ IN_FLIGHT = 2  # batches a worker holds at once: one it works on, one waiting fo
 def workers(dag, memory: int, variant: str, deadline: float, count: int):
     """Within the block, a ``Farm`` of ``count`` workers holding the search of ``dag`` at
     ``memory`` in ``variant`` until ``deadline`` (a ``time.monotonic()`` value), or None if
-    no process could be started (the caller then searches alone)."""
-    with halved_memory() as spare:
-        share = None if spare is None else spare // count
-        children: list[subprocess.Popen] = []
-        try:
-            try:
-                for _ in range(count):
-                    children.append(start_child("ioverify.search.farm"))
-                    _send(children[-1].stdin, pickle.dumps(
-                        (dag, memory, variant, deadline - time.monotonic(), share)))
-            except OSError:  # no process to be had (a process limit, no memory to start one)
-                yield None
+    they cannot all be had: no process or no thread to read one (a process limit, no memory
+    to start one), or less than CHILD_MIN_MEMORY of address space each.  With None the
+    caller searches alone, with its whole memory budget."""
+    children: list[subprocess.Popen] = []
+    try:
+        with halved_memory() as spare:
+            share = None if spare is None else spare // count
+            farm = None
+            if share is None or share >= CHILD_MIN_MEMORY:
+                farm = _started(children, (dag, memory, variant, deadline, share), count)
+            if farm is not None:
+                yield farm
                 return
-            yield Farm(children)
-        finally:
-            for child in children:
-                if child.poll() is None:
-                    child.kill()
-                child.wait()
-                for stream in (child.stdin, child.stdout):
-                    try:
-                        stream.close()
-                    except OSError:  # a batch left in the buffer of a pipe no one reads
-                        pass
+            _end_all(children)
+        yield None
+    finally:
+        _end_all(children)
+
+
+def _started(children: list[subprocess.Popen], task: tuple, count: int) -> "Farm | None":
+    """``count`` workers started into ``children``, each sent ``task`` (its deadline as the
+    seconds left), and the ``Farm`` reading them; None if a process or a reader thread
+    cannot be had."""
+    dag, memory, variant, deadline, share = task
+    try:
+        for _ in range(count):
+            children.append(start_child("ioverify.search.farm"))
+            _send(children[-1].stdin, pickle.dumps(
+                (dag, memory, variant, deadline - time.monotonic(), share)))
+    except OSError:  # no process to be had (a process limit, no memory to start one)
+        return None
+    try:
+        return Farm(children)
+    except RuntimeError:  # "can't start new thread": no address space left for its stack
+        return None
+
+
+def _end_all(children: list[subprocess.Popen]) -> None:
+    """End the workers (they end on the end of their input too) and close their pipes."""
+    for child in children:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        for stream in (child.stdin, child.stdout):
+            try:
+                stream.close()
+            except OSError:  # a batch left in the buffer of a pipe no one reads
+                pass
+    children.clear()
 
 
 class Farm:
