@@ -32,9 +32,11 @@ def halved_memory():
     the rest of its soft limit (``split``); yields the other half for the children, or None
     when no limit is set or the platform has none.  Splitting what is left, not the limit
     itself, matters when a process holding a large search starts children: the race's child
-    at the hand-over (``ioverify.search.apart``), its search at 2.2 GB of a 6 GB budget, was
-    left 3 GB by halving the limit and ran out of memory 22 s later (attention_forward(2,2)
-    at M = 4, recompute)."""
+    at the hand-over (``ioverify.search.apart``), its search at about 2.2 GB of a 6 GB
+    budget, was left 3 GB by halving the limit and stopped 22 s later, most likely out of
+    memory (attention_forward(2,2) at M = 4, recompute); where its search held more than the
+    half, no thread could start for its workers and the command crashed
+    (docs/performance.md)."""
     try:
         import resource
     except ImportError:
