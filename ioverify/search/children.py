@@ -106,8 +106,9 @@ def lend_memory(pid: int) -> int:
         return 0
     if child_soft == resource.RLIM_INFINITY:
         return 0
-    room = child_hard - child_soft if child_hard != resource.RLIM_INFINITY else soft
-    lent = min(soft - used - LEND_RESERVE, room)
+    lent = soft - used - LEND_RESERVE
+    if child_hard != resource.RLIM_INFINITY:
+        lent = min(lent, child_hard - child_soft)
     if lent <= 0:
         return 0
     resource.setrlimit(resource.RLIMIT_AS, (soft - lent, hard))  # this one first

@@ -38,7 +38,7 @@ import subprocess
 import sys
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 from ioverify.errors import DeadlineReached, InternalError
 from ioverify.game import engine
@@ -56,25 +56,22 @@ def workers(dag, memory: int, variant: str, deadline: float, count: int):
     to start one), or less than CHILD_MIN_MEMORY of address space each.  With None the
     caller searches alone, with its whole memory budget."""
     children: list[subprocess.Popen] = []
-    try:
-        with halved_memory() as spare:
-            share = None if spare is None else spare // count
-            farm = None
-            if share is None or share >= CHILD_MIN_MEMORY:
-                farm = _started(children, (dag, memory, variant, deadline, share), count)
-            if farm is not None:
-                yield farm
-                return
-            _end_all(children)
-        yield None
-    finally:
-        _end_all(children)
+    with ExitStack() as stack:
+        spare = stack.enter_context(halved_memory())
+        stack.callback(_end_all, children)  # first at the end: the workers, then the budget
+        share = None if spare is None else spare // count
+        farm = None
+        if share is None or share >= CHILD_MIN_MEMORY:
+            farm = _started(children, count, (dag, memory, variant, deadline, share))
+        if farm is None:
+            stack.close()  # the workers started, if any, end; the whole budget is back
+        yield farm
 
 
-def _started(children: list[subprocess.Popen], task: tuple, count: int) -> "Farm | None":
-    """``count`` workers started into ``children``, each sent ``task`` (its deadline as the
-    seconds left), and the ``Farm`` reading them; None if a process or a reader thread
-    cannot be had."""
+def _started(children: list[subprocess.Popen], count: int, task: tuple) -> "Farm | None":
+    """``count`` workers started into ``children``, each sent ``task`` (dag, M, variant,
+    deadline, memory share; the deadline sent as the seconds left), and the ``Farm`` reading
+    them; None if a process or a reader thread cannot be had."""
     dag, memory, variant, deadline, share = task
     try:
         for _ in range(count):
@@ -100,7 +97,6 @@ def _end_all(children: list[subprocess.Popen]) -> None:
                 stream.close()
             except OSError:  # a batch left in the buffer of a pipe no one reads
                 pass
-    children.clear()
 
 
 class Farm:
