@@ -37,8 +37,8 @@ DEGREE_2_ROWS_OPTIMA = {"one-shot": {3: 43, 4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9
 
 
 # attention_forward(2, 2) (46 vertices): every cell but M = 3 and 4 in recompute; M = 3 is 52
-# there too, past the check's budget (`pebble`, 229 s), and M = 4 is open
-# (docs/performance.md).
+# there too, past the check's budget (`pebble` proved it once in 229 s; two later runs stopped
+# at [51, 52] after 600 s), and M = 4 is open (docs/performance.md).
 FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
                      "recompute": {5: 24, 6: 22, 7: 20, 8: 17, 9: 16}}
 
@@ -104,10 +104,12 @@ CLAIMS = [
               "recompute about 20 s and M = 5 recompute about 20 s (the search counting the "
               "loads it owes to the vertices it stored); M = 6 and 7 in recompute about 40 s "
               "and 36 s in one process (one count per eviction class: about 50 s each "
-              "before). At M = 3 in recompute `pebble` proves 52 on two processes in 229 s, "
-              "past the check's budget, since the bound's restricted searches may store "
-              "1,000,000 configurations (200,000 stopped it at [46, 52]); at M = 4 only a "
-              "bracket is proved, [29, 36] after 600 s (docs/performance.md).",
+              "before). At M = 3 in recompute `pebble` proved 52 on two processes once, in "
+              "229 s, past the check's budget, since the bound's restricted searches may "
+              "store 1,000,000 configurations (200,000 stopped it at [46, 52]); two later "
+              "runs of the same command stopped at [51, 52] after 600 s, so that time is not "
+              "reproduced. At M = 4 only a bracket is proved, [29, 36] after 600 s "
+              "(docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
                               FORWARD_22_OPTIMA, frozenset({("recompute", 8), ("recompute", 5),
                                                             ("recompute", 6), ("recompute", 7),

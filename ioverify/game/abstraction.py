@@ -92,8 +92,9 @@ from ioverify.game.rules import Variant
 # search with the bound stopped where the restricted recompute games are largest:
 # attention_forward(2,2) at M = 3, recompute, the rows sharing their inputs, stopped at its
 # start value 46 when the first restricted search after the start passed the cap (9.8 s); with
-# 1,000,000 none does, and ``pebble`` proves the optimum 52 in 229 s (3.4 GB at most).  A
-# search that finishes under the old cap is the same search (docs/performance.md).
+# 1,000,000 none does, and ``pebble`` proved the optimum 52 in 229 s (3.4 GB at most; later
+# runs stopped at [51, 52] after 600 s).  A search that finishes under the old cap is the same
+# search (docs/performance.md).
 RESTRICTED_MAX_STATES = 1_000_000
 # The restricted searches at the game's start (``root``) may store this many (430 MB measured
 # on 46 vertices): each runs once, and the later ones end where their paths meet its

@@ -1812,11 +1812,18 @@ def _weighted_count(scale: int, weights: dict[int, int]):
         if w != scale:
             by_weight[w] = by_weight.get(w, 0) | 1 << v
     classes = [(mask, scale - w) for w, mask in sorted(by_weight.items())]
+    lights = 0
+    for light, _ in classes:
+        lights |= light
 
     def cost(mask: int) -> int:
         total = scale * mask.bit_count()
-        for light, less in classes:
-            total -= less * (mask & light).bit_count()
+        # Most masks hold no lighter vertex (the shared inputs): the stores, the computes
+        # (sparse_forward(causal 3,1) at M = 3, recompute, the rows sharing their inputs:
+        # 1.45 times the restricted searches in a given time, docs/performance.md).
+        if mask & lights:
+            for light, less in classes:
+                total -= less * (mask & light).bit_count()
         return total
 
     return cost
