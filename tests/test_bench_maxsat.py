@@ -4,8 +4,6 @@ budgeted query minus the budget."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from ioverify.bench import Rows
@@ -17,9 +15,9 @@ def test_the_quick_suite_reaches_the_optimum_of_matmul_222_at_m6():
     from ioverify.bench import maxsat
 
     out = Rows(as_json=True)
-    start = time.monotonic()
+    # Its time is the benchmark's to record (docs/performance.md), not this test's: a wall-clock
+    # limit here failed CI on a slow day (21.5 s against 20 s) with nothing wrong.
     code = maxsat.run(quick=True, out=out)
-    assert time.monotonic() - start < 20
     assert code == 0, [r["problems"] for r in out.records]
     cell = next(r for r in out.records if r["instance"] == "matmul(2,2,2)" and r["memory"] == 6)
     assert cell["status"] == "valid"
