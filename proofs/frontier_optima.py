@@ -37,8 +37,8 @@ DEGREE_2_ROWS_OPTIMA = {"one-shot": {3: 43, 4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9
 
 
 # attention_forward(2, 2) (46 vertices): every cell but M = 3 and 4 in recompute; M = 3 is 52
-# there too, past the check's budget (`pebble` proved it once in 229 s; two later runs stopped
-# at [51, 52] after 600 s), and M = 4 is open (docs/performance.md).
+# there too, past the check's budget (`pebble` proves it in 245 s since the bound's restricted
+# searches learn lower bounds from each other), and M = 4 is open (docs/performance.md).
 FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
                      "recompute": {5: 24, 6: 22, 7: 20, 8: 17, 9: 16}}
 
@@ -52,7 +52,7 @@ BACKWARD_21_OPTIMA = {"one-shot": {11: 21, 12: 19}}
 # sparse_forward(causal 3, 1) (36 vertices): inputs plus outputs is 12; every one-shot M is
 # settled (M = 3 and 4 since the rows share their inputs' cost in the abstraction bound); in
 # recompute M = 4 is 21 (`pebble` on two processes, 54 s; 93 s in one, too close to the
-# check's budget for a checked cell), M = 3 open.
+# check's budget for a checked cell), M = 3 is 35 (`pebble`, 191 s, past that budget).
 SPARSE_OPTIMA = {"one-shot": {3: 35, 4: 21, 5: 16, 6: 14, 7: 13, 8: 12},
                  "recompute": {5: 16, 6: 14, 7: 13, 8: 12}}
 # sparse_backward(causal 3, 1) (84 vertices, past the issue's 64-vertex class): inputs plus
@@ -104,11 +104,10 @@ CLAIMS = [
               "recompute about 20 s and M = 5 recompute about 20 s (the search counting the "
               "loads it owes to the vertices it stored); M = 6 and 7 in recompute about 40 s "
               "and 36 s in one process (one count per eviction class: about 50 s each "
-              "before). At M = 3 in recompute `pebble` proved 52 on two processes once, in "
-              "229 s, past the check's budget, since the bound's restricted searches may "
-              "store 1,000,000 configurations (200,000 stopped it at [46, 52]); two later "
-              "runs of the same command stopped at [51, 52] after 600 s, so that time is not "
-              "reproduced. At M = 4 only a bracket is proved, [29, 36] after 600 s "
+              "before). At M = 3 in recompute `pebble` proves 52 on two processes in 245 s, "
+              "past the check's budget, since the bound's restricted searches learn lower "
+              "bounds from each other ([51, 52] after 600 s before; one earlier run proved it "
+              "in 229 s and was not reproduced). At M = 4 only a bracket is proved, [29, 36] after 600 s "
               "(docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
                               FORWARD_22_OPTIMA, frozenset({("recompute", 8), ("recompute", 5),
@@ -182,8 +181,11 @@ CLAIMS = [
               "proved with the abstraction bound whose query rows share the cost of the keys "
               "and values they read (docs/explanation/pebbling-search.md). The recompute "
               "cell at M = 5 takes about 56 s (the search proving no recompute schedule "
-              "below the one-shot optimum stores 261,608 configurations); at M = 3 and 4 "
-              "only recompute brackets are proved (docs/performance.md).",
+              "below the one-shot optimum stores 261,608 configurations). In recompute `pebble` "
+              "on two processes proves 21 at M = 4 (about 50 s) and 35 at M = 3 (191 s, "
+              "since the bound's restricted searches learn lower bounds from each other; "
+              "[30, 35] after 60 s and [12, 32] after 300 s before), the one-shot optima, "
+              "past the check's budget (docs/performance.md).",
         obligations=_searches(SPARSE, "sparse-forward", {"n": 3, "d": 1, "mask": "causal"},
                               SPARSE_OPTIMA, frozenset({("recompute", 5)})),
     ),

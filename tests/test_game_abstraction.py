@@ -209,15 +209,18 @@ def restricted_series(draw, max_vertices=6):
 
 def _known_optima_change_nothing(case):
     """Each search of the series stops at the configurations whose optimum the earlier ones
-    found (``known``, as ``AbstractionBound`` passes its memo), and still finds the naive
+    found (``known``, as ``AbstractionBound`` passes its memo), and, learning or not, the
+    lower bounds the earlier ones found (``_Search.learn``), and still finds the naive
     optimum, as does every configuration on its path."""
     dag, memory, part, configurations, weights = case
     weight = None if weights is None else [weights[1].get(v, weights[0]) for v in range(len(dag))]
     n = len(dag)
-    for name in VARIANTS:
+    for name, learn in [(name, learn) for name in VARIANTS for learn in (False, True)]:
         one_shot = name == "one-shot"
         search = exhaustive._Search(dag, memory, variant_record(name), part=part,
                                     weights=weights)
+        if learn:
+            search.learn()
         known: dict[int, float] = {}
         for red, blue, computed in configurations:
             value, path = restricted_optimum(search, red, blue, computed, known=known)
@@ -252,6 +255,139 @@ def test_a_known_optimum_is_a_goal_of_the_restricted_search():
     assert restricted_optimum(search, 0, inputs, 0, known={start: true - 1})[0] == true - 1
     with pytest.raises(exhaustive.InternalError, match="given start"):
         search.run(None, None, None, known={start: 1})
+
+
+def _learned_bounds_change_nothing(case):
+    """A series of searches learning from each other (``_Search.learn``) with no optimum
+    remembered: each finds the naive optimum, and every bound it learned is at most the
+    naive optimum of its configuration."""
+    dag, memory, part, configurations, weights = case
+    weight = None if weights is None else [weights[1].get(v, weights[0]) for v in range(len(dag))]
+    n, full = len(dag), (1 << len(dag)) - 1
+    for name in VARIANTS:
+        one_shot = name == "one-shot"
+        search = exhaustive._Search(dag, memory, variant_record(name), part=part,
+                                    weights=weights)
+        search.learn()
+        for red, blue, computed in configurations:
+            assert restricted_optimum(search, red, blue, computed)[0] == naive_restricted(
+                dag, memory, one_shot, part, red, blue, computed, weight), name
+        for at, lower in list(search.learned.items())[:40]:
+            r, b, c = at & full, at >> n & full, at >> 2 * n
+            assert lower <= naive_restricted(dag, memory, one_shot, part, r, b, c, weight), name
+
+
+@given(restricted_series())
+def test_learned_bounds_are_lower_bounds_and_change_no_optimum(case):
+    _learned_bounds_change_nothing(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000)
+@given(restricted_series(max_vertices=7))
+def test_learned_bounds_are_lower_bounds_and_change_no_optimum_thoroughly(case):
+    _learned_bounds_change_nothing(case)
+
+
+def naive_values(dag, memory, one_shot, part, start, weight):
+    """The optimum of every configuration reachable from ``start`` in the game restricted to
+    ``part`` (``naive_restricted``'s moves), by a Dijkstra backwards from the goals over the
+    configurations reachable from ``start``."""
+    inside = [v for v in range(len(dag)) if part >> v & 1]
+    outputs = sum(1 << v for v in dag.outputs if part >> v & 1)
+    into: dict = {start: []}
+    todo = [start]
+    while todo:
+        state = todo.pop()
+        for cost, nxt in _moves(dag, memory, one_shot, part, inside, *state, weight):
+            if nxt not in into:
+                into[nxt] = []
+                todo.append(nxt)
+            into[nxt].append((cost, state))
+    value = {state: 0 for state in into if state[1] & outputs == outputs}
+    queue = [(0, state) for state in value]
+    while queue:
+        v, state = heapq.heappop(queue)
+        if v > value[state]:
+            continue
+        for cost, before in into[state]:
+            if before not in value or value[before] > v + cost:
+                value[before] = v + cost
+                heapq.heappush(queue, (v + cost, before))
+    return value
+
+
+@st.composite
+def learned_cases(draw, max_vertices=6):
+    """A restricted case and a 64-bit pattern choosing the configurations whose optima a
+    search is told as learned bounds (``_learned_optima_change_nothing``)."""
+    dag, memory, part, red, blue, computed, weights = draw(restricted_cases(max_vertices))
+    return dag, memory, part, (red, blue, computed), draw(st.integers(0, 2**64 - 1)), weights
+
+
+def _learned_optima_change_nothing(case):
+    """Any lower bounds, here the exact optima of some configurations reachable from the
+    start (chosen by a hash and the case's pattern) and nothing for the others, as
+    inconsistent a heuristic as lower bounds make, leave the search exact: a configuration
+    closed before a cheaper path to it is found is reopened."""
+    dag, memory, part, start, pattern, weights = case
+    weight = [1] * len(dag) if weights is None else [weights[1].get(v, weights[0])
+                                                     for v in range(len(dag))]
+    n = len(dag)
+    for name in VARIANTS:
+        one_shot = name == "one-shot"
+        search = exhaustive._Search(dag, memory, variant_record(name), part=part,
+                                    weights=weights)
+        search.learn()
+        at = (start[0] & part, start[1] & part, start[2] & part if one_shot else 0)
+        values = naive_values(dag, memory, one_shot, part, at, weight)
+        for (red, blue, computed), optimum in values.items():
+            if pattern >> hash((red, blue, computed)) % 64 & 1:
+                search.learned[red | blue << n | computed << 2 * n] = optimum
+        value, path = restricted_optimum(search, *start)
+        assert value == naive_restricted(dag, memory, one_shot, part, *start, weight), name
+        for (r, b, c), remaining in path:
+            assert remaining == naive_restricted(dag, memory, one_shot, part, r, b, c,
+                                                 weight), name
+
+
+@given(learned_cases())
+def test_any_lower_bounds_learned_leave_the_search_exact(case):
+    _learned_optima_change_nothing(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000)
+@given(learned_cases(max_vertices=7))
+def test_any_lower_bounds_learned_leave_the_search_exact_thoroughly(case):
+    _learned_optima_change_nothing(case)
+
+
+def test_a_closed_configuration_reached_more_cheaply_is_reopened_when_learning():
+    """With learned bounds the heuristic may be inconsistent, so a closed configuration
+    reached again at a lower g is stored and pushed again; without, closed is final."""
+    dag = pyramid(2)
+    part = (1 << len(dag)) - 1
+    for learn in (False, True):
+        search = exhaustive._Search(dag, 3, variant_record("recompute"), part=part)
+        if learn:
+            search.learn()
+        parent, child = 1, 2
+        info = {parent: (0, None, None, 4, parent), child: (5, parent, None, 2, child)}
+        closed = {parent: 0, child: 5}
+        queue = exhaustive._Queue(INFINITY, 4)
+        search._admit(parent, [(3, 2, child, None, True)], info, closed, queue, INFINITY)
+        assert (child in closed, info[child][0]) == ((False, 3) if learn else (True, 5))
+        assert (queue.pop() == child) is learn
+
+
+def test_learning_is_for_flat_restricted_searches_only():
+    dag, rules = pyramid(2), variant_record("recompute")
+    with pytest.raises(InternalError, match="flat restricted"):
+        exhaustive._Search(dag, 3, rules).learn()
+    part = (1 << len(dag)) - 1
+    with pytest.raises(InternalError, match="flat restricted"):
+        exhaustive._Search(dag, 3, rules, part=part, bound=lambda r, b, c: 0).learn()
 
 
 def test_weights_are_positive_integers_on_restricted_games_only():

@@ -70,7 +70,12 @@ of P within P's restricted game is the subset's own restricted game, so the argu
 applies unchanged), and memoised per restricted configuration; every configuration on the optimal path of such a search is memoised too (its
 remaining cost on an optimal path is its own optimum), and a restricted search ends at any
 configuration it reaches whose V_P is memoised, as at a goal of that final cost
-(``restricted_optimum``'s ``known``; ``_Search.run`` argues that this changes no optimum).  A restricted search that cannot finish
+(``restricted_optimum``'s ``known``; ``_Search.run`` argues that this changes no optimum).
+A flat part's search also LEARNS (``_Search.learn``): a search from c that ends with V_P(c)
+leaves, for each configuration x it closed with cost g from c, the lower bound V_P(c) - g on
+V_P(x), and its later searches take the largest of the count, that bound and their parent's
+heuristic less the block's cost, reopening a closed configuration reached more cheaply (the
+heuristic is then admissible, not consistent; ``learn`` gives the argument).  A restricted search that cannot finish
 (deadline or state cap) has no exact value: it raises ``DeadlineReached`` and the exhaustive
 search stops with the level it had proved.  Pure Python, no solver (trusted base).
 """
@@ -92,9 +97,9 @@ from ioverify.game.rules import Variant
 # search with the bound stopped where the restricted recompute games are largest:
 # attention_forward(2,2) at M = 3, recompute, the rows sharing their inputs, stopped at its
 # start value 46 when the first restricted search after the start passed the cap (9.8 s); with
-# 1,000,000 none does, and ``pebble`` proved the optimum 52 in 229 s (3.4 GB at most; later
-# runs stopped at [51, 52] after 600 s).  A search that finishes under the old cap is the same
-# search (docs/performance.md).
+# 1,000,000 none does, and ``pebble`` proved the optimum 52 in 229 s once (3.4 GB at most;
+# later runs stopped at [51, 52] after 600 s; with ``_Search.learn``, 52 in 245 s).  A search
+# that finishes under the old cap is the same search (docs/performance.md).
 RESTRICTED_MAX_STATES = 1_000_000
 # The restricted searches at the game's start (``root``) may store this many (430 MB measured
 # on 46 vertices): each runs once, and the later ones end where their paths meet its
@@ -116,7 +121,9 @@ class AbstractionBound:
     ``nested``: each restricted search uses the bound over a split of its part
     (``split_part``) as its own heuristic, when the split has two parts or more.  ``group``:
     automorphisms of ``dag`` to key the parts' values by (``key_by``; those not mapping every
-    part onto a part are left out), by default every one (up to ``MAX_GROUP``)."""
+    part onto a part are left out), by default every one (up to ``MAX_GROUP``).  ``learn``:
+    each flat part's restricted searches learn lower bounds from each other (module
+    docstring; the values are the same either way)."""
 
     # The search may ask the bound at any image of a configuration, not only the canonical
     # one: the parts' values are keyed by the automorphisms here (``key_by``).
@@ -124,7 +131,8 @@ class AbstractionBound:
 
     def __init__(self, dag: DAG, memory: int, variant: Variant, parts: list[int],
                  deadline: float | None = None, max_states: int = RESTRICTED_MAX_STATES,
-                 nested: bool = True, group: list[tuple[int, ...]] | None = None):
+                 nested: bool = True, group: list[tuple[int, ...]] | None = None,
+                 learn: bool = True):
         self.n = len(dag)
         self.parts = list(parts)
         if len(set(self.parts)) != len(self.parts):
@@ -143,8 +151,11 @@ class AbstractionBound:
                     inner = AbstractionBound(dag, memory, variant, pieces, deadline, max_states,
                                              nested=False, group=[])
             self.inner.append(inner)
-            self.searches.append(self.engine._Search(dag, memory, variant, part=part,
-                                                     bound=inner, weights=weight))
+            search = self.engine._Search(dag, memory, variant, part=part, bound=inner,
+                                         weights=weight)
+            if inner is None and learn:
+                search.learn()
+            self.searches.append(search)
         # Per part, V_P by restricted configuration, packed as red | blue << n |
         # computed << 2n (``_Search.pack``): also the restricted searches' known optima.
         self.memos: list[dict[int, float]] = [{} for _ in self.parts]

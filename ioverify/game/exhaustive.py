@@ -7,7 +7,9 @@ of every length.  Rules: docs/theory.md §1, exactly as ``ioverify.game.replay``
 A state is a tuple of bitmasks ``(R, B, F)`` (red, blue, fresh: red vertices computed and not
 used since) and, for ``one-shot``, C (vertices computed so far), packed into one int.  Cost is
 I/O (load, store: 1; compute, delete: 0).  The search is A* with a consistent heuristic over a
-bucket queue, so the first goal popped is optimal.
+bucket queue, so the first goal popped is optimal (a restricted search that learns from earlier
+ones, ``_Search.learn``: an admissible heuristic, f kept from falling, closed configurations
+reopened).
 
 It explores only schedules in a NORMAL FORM.  Take any legal complete schedule S, and among the
 schedules (of the same variant) with I/O <= io(S) one, S*, with the fewest I/O and then the
@@ -456,7 +458,8 @@ def restricted_optimum(search: "_Search", red: int, blue: int, computed: int,
     exact optimal I/O from that configuration.  The search treats a configuration it reaches
     with a known optimum K as a goal of final cost K instead of searching on from it
     (``_Search.run``: the answer is unchanged, and the searches from neighbouring
-    configurations, which meet each other's optimal paths, stop early)."""
+    configurations, which meet each other's optimal paths, stop early).  A search that learns
+    (``_Search.learn``) keeps lower bounds from this run for its later ones."""
     inside = search.full if search.part is None else search.part
     start = (red & inside, blue & inside, computed & inside if search.at_most_once else 0)
     found, states, stop, _ = search.run(None, max_states, deadline, start_state=start,
@@ -598,6 +601,9 @@ class _Search:
         # the successors of the levels between (approximate_attention(2,1,2) at M = 4,
         # recompute, below 26, 120 s: level 17, against 18 with every level).
         self.partial = 1
+        # ``learn``: lower bounds on the optimum by configuration, learned from the searches
+        # this one ran before from other starts (None: none kept, none used).
+        self.learned: dict[int, int] | None = None
 
     # --- the heuristic ---------------------------------------------------------------------
 
@@ -1127,6 +1133,45 @@ class _Search:
 
     # --- the search --------------------------------------------------------------------------
 
+    def learn(self) -> None:
+        """Let this search's later runs from given starts (``restricted_optimum``) use lower
+        bounds learned from its earlier ones.  A run from c0 that ends with the optimum V(c0)
+        closed each configuration x it expanded with the cost g of a real path from c0 to x, so
+        V(x) >= V(c0) - g: else that path followed by an optimal schedule from x would beat
+        V(c0).  In recompute the bound is on V of x's red and blue, whatever loads the path
+        owes there (every completion of x's node is a completion of them); in one-shot on V of
+        (red, blue, computed).  Each later run takes as a successor's heuristic the largest
+        of its count, the bound learned for it, and its parent's heuristic less the block's
+        cost (PATHMAX: the block followed by an optimal completion from the successor is a
+        completion from the parent, so that is no more than the successor's optimum either).
+        Every value is then still a lower bound on the cost of completing the node in the
+        search, and f never falls along a block, but the heuristic need not be consistent: a
+        closed configuration reached again more cheaply is REOPENED (stored and pushed again
+        with its lower g).  A* with an admissible heuristic and reopening pops a goal only at
+        the optimum: some configuration of an optimal path waits in the queue with its optimal
+        g, at an f no more than the optimum.  The path returned is optimal, so the cost still
+        to pay from each of its configurations is that configuration's optimum, as without
+        learning (``restricted_optimum``).  For the flat restricted searches only: with a
+        further ``bound`` the heuristic's memo would keep parents' values, and a search keyed
+        by automorphisms closes orbits for good."""
+        if self.bound is not None or self.part is None:
+            raise InternalError("exhaustive search: learning is for flat restricted searches")
+        self.learned = {}
+
+    def _learn(self, closed: dict, cost: int) -> None:
+        """Keep, for each configuration a run from a given start closed with g, the lower
+        bound ``cost - g`` on its optimum (``learn``); ``cost``: the run's optimum."""
+        learned = self.learned
+        if learned is None:
+            return
+        if len(learned) >= _MEMO_MAX:
+            learned.clear()
+        once, pebbles = self.at_most_once, (1 << 2 * self.n) - 1
+        for key, g in closed.items():
+            at = self.pack(key) if once else key & pebbles
+            if learned.get(at, 0) < cost - g:
+                learned[at] = cost - g
+
     def run(self, below, max_states, deadline, start_state=None, known=None):
         """``steps`` to the end, with no pause."""
         self.pause, self.cap = None, max_states
@@ -1217,8 +1262,10 @@ class _Search:
                 continue
             if self.goal(key):
                 found = self._schedule(key, info) if start_state is None else _path(key, info)
+                self._learn(closed, queue.f)
                 return (queue.f, found), len(info), "", queue.f
             if known and self.pack(key) in known:  # a terminal: its optimum is known
+                self._learn(closed, queue.f)
                 return (queue.f, _path(key, info)), len(info), "", queue.f
             if deadline is not None and time.monotonic() > deadline:
                 return None, len(info), "deadline reached", queue.f
@@ -1416,7 +1463,7 @@ class _Search:
         n2, n3 = 2 * n, 3 * n
         red, blue = reached & full, reached >> n & full
         fresh, computed = reached >> n2 & full, reached >> n3
-        output_mask, memo = self.output_mask, self.memo
+        output_mask, memo, learned = self.output_mask, self.memo, self.learned
         once = self.at_most_once  # ``_trivial`` is exact in one-shot, whatever its cap
         # Without ``bound`` the memo holds the whole heuristic; with it, ``trivial_memo`` holds
         # the cheap count alone, so a successor it already puts out of reach costs no call of
@@ -1455,6 +1502,9 @@ class _Search:
                         continue
                     trivial_memo[hkey] = value
                 whole = bound is None or value == INFINITY
+            if learned is not None and value != INFINITY:  # ``learn``
+                lower = learned.get(hkey if once else pebbles, 0)
+                value = max(value, lower, h - cost)
             if ng + value >= limit:
                 beyond = min(beyond, ng + value)
                 continue
@@ -1477,9 +1527,15 @@ class _Search:
             if old is not None:
                 # consistent heuristic: closed orbits are final (not lazy, a closed key is a
                 # stored one, ``_take``: only a stored key needs looking up there)
-                if old[0] <= ng or not lazy and nkey in closed:
+                if old[0] <= ng:
                     continue
-                h = old[3]
+                if self.learned is not None:  # ``learn``: a closed key reached cheaper reopens
+                    closed.pop(nkey, None)
+                    h = max(h, old[3])
+                elif not lazy and nkey in closed:
+                    continue
+                else:
+                    h = old[3]
             elif not whole:
                 if len(memo) >= _MEMO_MAX:
                     memo.clear()
