@@ -159,8 +159,8 @@ CLAIMS = [
               "(117 s), 23 at M = 9 (132 s), 26 at M = 8 (225 s, with the floor every "
               "eviction of a one-shot block pays; [25, 26] after 600 s before) and 65 at "
               "M = 3, the smallest feasible M (91 s), 29 at M = 7 (528 s) and 32 at M = 6 "
-              "(509 s), past the check's budget; at M = 4 the bracket is [40, 47] after "
-              "400 s, and at M = 5 it proves 37 in 700 s ([36, 37] after 600 s). In "
+              "(509 s), past the check's budget; at M = 4 the bracket is [41, 47] after "
+              "600 s, and at M = 5 it proves 37 in 700 s ([36, 37] after 600 s). In "
               "recompute it proves 21 at M = 10 and 20 at M = 11, one below the one-shot "
               "optima (423 s and 231 s), and [22, 23] at M = 9 after 600 s and still "
               "after 1,500 s (docs/performance.md).",
