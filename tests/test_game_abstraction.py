@@ -65,6 +65,14 @@ def _moves(dag, memory, one_shot, part, inside, r, b, c, weight):
                 yield 0, (r | bit, b, c | bit if one_shot else c)
 
 
+def _vertex_weights(dag, weights):
+    """Per vertex, the cost of a load or store under ``_Search``'s ``weights`` (scale,
+    {v: w}), or None (every transfer costs 1), as ``naive_restricted`` takes them."""
+    if weights is None:
+        return None
+    return [weights[1].get(v, weights[0]) for v in range(len(dag))]
+
+
 def naive_optimum(dag, memory, variant):
     full = (1 << len(dag)) - 1
     inputs = sum(1 << v for v in dag.inputs)
@@ -107,7 +115,7 @@ def restricted_cases(draw, max_vertices=6):
 
 def _restricted_matches_naive(case):
     dag, memory, part, red, blue, computed, weights = case
-    weight = None if weights is None else [weights[1].get(v, weights[0]) for v in range(len(dag))]
+    weight = _vertex_weights(dag, weights)
     for name in VARIANTS:
         search = exhaustive._Search(dag, memory, variant_record(name), part=part,
                                     weights=weights)
@@ -156,7 +164,7 @@ def _recompute_count_is_the_unlimited_optimum(data, max_vertices):
     same game with no bound on red pebbles, by branching and by the minimum cut alike, in
     restricted games with cost weights and from any configuration (red of any size)."""
     dag, part, red, blue, weights, search = _unlimited_case(data, max_vertices)
-    weight = None if weights is None else [weights[1].get(v, weights[0]) for v in range(len(dag))]
+    weight = _vertex_weights(dag, weights)
     pending = search.output_mask & ~blue
     unlimited = naive_restricted(dag, len(dag), False, part, red, blue, 0, weight)
     assert search._trivial(pending, red, blue, 0) == unlimited
@@ -213,7 +221,7 @@ def _known_optima_change_nothing(case):
     lower bounds the earlier ones found (``_Search.learn``), and still finds the naive
     optimum, as does every configuration on its path."""
     dag, memory, part, configurations, weights = case
-    weight = None if weights is None else [weights[1].get(v, weights[0]) for v in range(len(dag))]
+    weight = _vertex_weights(dag, weights)
     n = len(dag)
     for name, learn in [(name, learn) for name in VARIANTS for learn in (False, True)]:
         one_shot = name == "one-shot"
@@ -262,7 +270,7 @@ def _learned_bounds_change_nothing(case):
     remembered: each finds the naive optimum, and every bound it learned is at most the
     naive optimum of its configuration."""
     dag, memory, part, configurations, weights = case
-    weight = None if weights is None else [weights[1].get(v, weights[0]) for v in range(len(dag))]
+    weight = _vertex_weights(dag, weights)
     n, full = len(dag), (1 << len(dag)) - 1
     for name in VARIANTS:
         one_shot = name == "one-shot"
@@ -295,6 +303,7 @@ def naive_values(dag, memory, one_shot, part, start, weight):
     configurations reachable from ``start``."""
     inside = [v for v in range(len(dag)) if part >> v & 1]
     outputs = sum(1 << v for v in dag.outputs if part >> v & 1)
+    weight = weight or [1] * len(dag)
     into: dict = {start: []}
     todo = [start]
     while todo:
@@ -331,8 +340,7 @@ def _learned_optima_change_nothing(case):
     inconsistent a heuristic as lower bounds make, leave the search exact: a configuration
     closed before a cheaper path to it is found is reopened."""
     dag, memory, part, start, pattern, weights = case
-    weight = [1] * len(dag) if weights is None else [weights[1].get(v, weights[0])
-                                                     for v in range(len(dag))]
+    weight = _vertex_weights(dag, weights)
     n = len(dag)
     for name in VARIANTS:
         one_shot = name == "one-shot"

@@ -67,16 +67,17 @@ V_P is computed by the exhaustive search itself on P's restricted game (N9 prove
 form from any configuration and for restricted games), with the same kind of bound over a
 split of P into smaller parts as its heuristic (``nested``; the restricted game of a subset
 of P within P's restricted game is the subset's own restricted game, so the argument above
-applies unchanged), and memoised per restricted configuration; every configuration on the optimal path of such a search is memoised too (its
-remaining cost on an optimal path is its own optimum), and a restricted search ends at any
-configuration it reaches whose V_P is memoised, as at a goal of that final cost
-(``restricted_optimum``'s ``known``; ``_Search.run`` argues that this changes no optimum).
-A flat part's search also LEARNS (``_Search.learn``): a search from c that ends with V_P(c)
-leaves, for each configuration x it closed with cost g from c, the lower bound V_P(c) - g on
-V_P(x), and its later searches take the largest of the count, that bound and their parent's
-heuristic less the block's cost, reopening a closed configuration reached more cheaply (the
-heuristic is then admissible, not consistent; ``learn`` gives the argument).  A restricted search that cannot finish
-(deadline or state cap) has no exact value: it raises ``DeadlineReached`` and the exhaustive
+applies unchanged), and memoised per restricted configuration; every configuration on the
+optimal path of such a search is memoised too (its remaining cost on an optimal path is its
+own optimum), and a restricted search ends at any configuration it reaches whose V_P is
+memoised, as at a goal of that final cost (``restricted_optimum``'s ``known``;
+``_Search.run`` argues that this changes no optimum).  A flat part's search also LEARNS
+(``_Search.learn``): a search from c that ends with V_P(c) leaves, for each configuration x
+it closed with cost g from c, the lower bound V_P(c) - g on V_P(x), and its later searches
+take the largest of the count, that bound and their parent's heuristic less the block's
+cost, reopening a closed configuration reached more cheaply (the heuristic is then
+admissible, not consistent; ``learn`` gives the argument).  A restricted search that cannot
+finish (deadline or state cap) has no exact value: it raises ``DeadlineReached`` and the exhaustive
 search stops with the level it had proved.  Pure Python, no solver (trusted base).
 """
 
