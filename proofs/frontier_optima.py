@@ -30,7 +30,8 @@ DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
                    "recompute": {3: 15, 4: 9, 5: 5, 6: 4}}
 # approximate_attention(2, 1, 2) (37 vertices, the smallest degree-2 instance with two query
 # rows): inputs plus outputs is 8; the whole one-shot curve (M = 3 since the search forgets idle
-# blue, N17); in recompute M = 6 is 14 (`pebble`, 299 s, past the check's budget), and below it
+# blue, N17); in recompute M = 6 is 14 (`pebble`, 121 s on two processes with the compiled
+# search, 299 s with the Python one, past the check's budget), and below it
 # only brackets are proved (docs/performance.md).
 DEGREE_2_ROWS_OPTIMA = {"one-shot": {3: 43, 4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9: 9, 10: 8},
                         "recompute": {7: 10, 8: 9, 9: 8}}
@@ -107,8 +108,8 @@ CLAIMS = [
               "before). At M = 3 in recompute `pebble` proves 52 on two processes in 245 s, "
               "past the check's budget, since the bound's restricted searches learn lower "
               "bounds from each other ([51, 52] after 600 s before; one earlier run proved it "
-              "in 229 s and was not reproduced). At M = 4 only a bracket is proved, [29, 36] after 600 s "
-              "(docs/performance.md).",
+              "in 229 s and was not reproduced). At M = 4 only a bracket is proved, [30, 36] "
+              "after 600 s (docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
                               FORWARD_22_OPTIMA, frozenset({("recompute", 8), ("recompute", 5),
                                                             ("recompute", 6), ("recompute", 7),
@@ -313,10 +314,11 @@ CLAIMS = [
               "(the beams find 26, and the search below it stores what A* must close; 75 s "
               "on a faster machine before the search forgot the blue of idle vertices), and "
               "M = 3 about 18 s (only [41, 44] was proved in 60 s before). In recompute at "
-              "M = 6 `pebble` proves 14, three below the one-shot optimum, in 299 s (the "
-              "last level below its limit expanded partially; [11, 15] in 60 s "
-              "before), past the check's budget. At M = 3 to 5 in recompute only brackets "
-              "are proved (docs/performance.md).",
+              "M = 6 `pebble` proves 14, three below the one-shot optimum, in 120.7 s on two "
+              "processes (299 s with the Python search; [11, 15] in 60 s before the last "
+              "level below its limit was expanded partially), past the check's budget. At "
+              "M = 3 to 5 in recompute only brackets are proved: the bound over its parts "
+              "sees too little there, or is too dear to start (docs/performance.md).",
         obligations=_searches(DEGREE_2_ROWS, "approximate-attention",
                               {"n": 2, "d": 1, "degree": 2}, DEGREE_2_ROWS_OPTIMA,
                               frozenset({("recompute", 7), ("one-shot", 4),
