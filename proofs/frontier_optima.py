@@ -108,7 +108,7 @@ CLAIMS = [
               "before). At M = 3 in recompute `pebble` proves 52 on two processes in 245 s, "
               "past the check's budget, since the bound's restricted searches learn lower "
               "bounds from each other ([51, 52] after 600 s before; one earlier run proved it "
-              "in 229 s and was not reproduced). At M = 4 only a bracket is proved, [30, 36] "
+              "in 229 s and was not reproduced). At M = 4 only a bracket is proved, [32, 36] "
               "after 600 s (docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
                               FORWARD_22_OPTIMA, frozenset({("recompute", 8), ("recompute", 5),

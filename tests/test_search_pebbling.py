@@ -256,9 +256,13 @@ def test_the_search_ahead_is_the_one_forecast_higher():
     history = [(1.0, 10), (2.0, 12), (4.0, 15)]
     assert [_level_at(history, t) for t in (0.5, 1.0, 3.0, 9.0)] == [10, 10, 12, 15]
     assert _level_at([], 3.0) == 0
-    # 3 levels over the last doubling (2 s -> 4 s), 3 more per doubling: 4 s -> 16 s is two.
-    assert _forecast(history, 4.0, 12.0) == 21
+    # 5 levels over the last two doublings (1 s -> 4 s), 2.5 more per doubling: 4 s -> 16 s
+    # is two.
+    assert _forecast(history, 4.0, 12.0) == 20
     assert _forecast([(1.0, 21), (4.0, 21)], 4.0, 60.0) == 21  # stalled: stays
+    # One level in the last two doublings, none in the last: still climbing, half a level a
+    # doubling (with the last doubling alone it looked stalled, at 31).
+    assert _forecast([(1.0, 30), (1.5, 31), (4.0, 31)], 4.0, 12.0) == 32
 
     # A search that started higher (the bound's start value) but stalls falls behind one
     # that is climbing, though the climbing one is lower now.
