@@ -77,8 +77,8 @@ it closed with cost g from c, the lower bound V_P(c) - g on V_P(x), and its late
 take the largest of the count, that bound and their parent's heuristic less the block's
 cost, reopening a closed configuration reached more cheaply (the heuristic is then
 admissible, not consistent; ``learn`` gives the argument).  A restricted search that cannot
-finish (deadline or state cap) has no exact value: it raises ``DeadlineReached`` and the exhaustive
-search stops with the level it had proved.  Pure Python, no solver (trusted base).
+finish (deadline or state cap) has no exact value: it raises ``DeadlineReached`` and the
+exhaustive search stops with the level it had proved.  Pure Python, no solver (trusted base).
 """
 
 from __future__ import annotations

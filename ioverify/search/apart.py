@@ -180,13 +180,10 @@ def forecast(history: list[tuple[float, int]], seconds: float, left: float) -> f
     """A run's level after ``left`` more seconds, if it keeps gaining, at every further
     doubling of its time, what it gained per doubling over the last two (from ``seconds`` / 4
     to ``seconds``): a level costs about twice the one below, and a search that stalls gains
-    nothing.  Over one doubling the gain is a whole number of levels, mostly 0 or 1, and a
-    search one level into a doubling that costs it one level looked stalled: the search with
-    the bound on attention_forward(2,2) at M = 4 in recompute reached 30 after 70 s of its
-    own, was handed over at 134 s as stalled, and the search without it ended at 30 after
-    600 s, where the bound's search alone proves 31 after 240 s of its own
-    (docs/performance.md).  ``history``: (seconds searched, level proved) after each of its
-    slices."""
+    nothing.  Over the last doubling alone the gain is a whole number, mostly 0 or 1, so a
+    search one level into a doubling that costs it a level looked stalled (attention_forward
+    (2,2) at M = 4 in recompute went to the search behind; docs/performance.md).
+    ``history``: (seconds searched, level proved) after each of its slices."""
     now = level_at(history, seconds)
     if seconds <= 0:
         return now
