@@ -32,7 +32,8 @@ DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
 # rows): inputs plus outputs is 8; the whole one-shot curve (M = 3 since the search forgets idle
 # blue, N17); in recompute M = 6 is 14 (`pebble`, 121 s on two processes with the compiled
 # search, 299 s with the Python one, past the check's budget), and below it
-# only brackets are proved (docs/performance.md).
+# only brackets are proved, their upper ends 42, 25 and 19 at M = 3, 4 and 5, one below the
+# one-shot optima (docs/performance.md).
 DEGREE_2_ROWS_OPTIMA = {"one-shot": {3: 43, 4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9: 9, 10: 8},
                         "recompute": {7: 10, 8: 9, 9: 8}}
 
@@ -318,7 +319,10 @@ CLAIMS = [
               "processes (299 s with the Python search; [11, 15] in 60 s before the last "
               "level below its limit was expanded partially), past the check's budget. At "
               "M = 3 to 5 in recompute only brackets are proved: the bound over its parts "
-              "sees too little there, or is too dear to start (docs/performance.md).",
+              "sees too little there, or is too dear to start. Their upper ends, 42, 25 and "
+              "19, lie one below the one-shot optima: `pebble` finds them with beam searches "
+              "in one-shot on the graph with one copy of each feature per use, and replays "
+              "them in recompute (docs/performance.md).",
         obligations=_searches(DEGREE_2_ROWS, "approximate-attention",
                               {"n": 2, "d": 1, "degree": 2}, DEGREE_2_ROWS_OPTIMA,
                               frozenset({("recompute", 7), ("one-shot", 4),

@@ -3,7 +3,9 @@
 ``pebble(dag, M)`` returns a verdict, never a bool.  The pieces, and the argument each relies on:
 
 1. **Upper bound.** A greedy schedule (Belady eviction), beam searches over the exhaustive
-   search's blocks (``ioverify.game.beam``, ``_beam``) before each exhaustive search, and the
+   search's blocks (``ioverify.game.beam``, ``_beam``) before each exhaustive search, in
+   recompute also on the DAG with its free recomputes copied per use (``_unfolded_upper``,
+   ``ioverify.search.unfold``), and the
    Z3 encoding of ``ioverify.encode.pebbling`` with a descending I/O budget.  Every schedule,
    whatever produced it, is replayed by ``ioverify.game.replay`` before it is used; one that
    fails raises ``InternalError``.
@@ -77,7 +79,7 @@ from ioverify.encode import cnf, pebbling
 from ioverify.game import abstraction
 from ioverify.game import engine
 from ioverify.game.exhaustive import ExhaustiveRun, SearchResult
-from ioverify.search import apart, farm
+from ioverify.search import apart, farm, unfold
 from ioverify.solve import backends
 
 Progress = Callable[[str], None]
@@ -474,8 +476,10 @@ EXHAUSTIVE_ONLY_MAX_STATES = 20_000_000  # method="exhaustive", or past 24 steps
 
 def _exhaustive_route(st: _State, claim: int | None) -> Verdict:
     """method="exhaustive": the configuration search alone, with all the time left (for
-    recompute, a quarter of it first for the one-shot search, whose schedule is kept)."""
+    recompute, the beams on the unfolded DAG and a quarter of it first for the one-shot
+    search, whose schedules are kept)."""
     if not st.variant.at_most_once:
+        _unfolded_upper(st, claim)
         _one_shot_upper(st, claim, _exhaustive_route, EXHAUSTIVE_ONE_SHOT_SHARE)
         settled = _settled(st, claim)
         if settled is not None:
@@ -515,13 +519,16 @@ def _one_shot_route(st: _State, claim: int | None) -> Verdict:
 
 
 def _recompute_route(st: _State, claim: int | None) -> Verdict:
-    """Recomputation may help.  First the one-shot sub-search (``_one_shot_upper``, half the
-    time left), whose best schedule, replayed in the recompute variant, is the upper bound:
-    every one-shot schedule is a recompute schedule, so the answer is never worse than the
-    one-shot one under the same work budget.  Then the horizon-free exhaustive search (half the
+    """Recomputation may help.  First, where some vertices are free to compute again, beam
+    searches on the DAG unfolded at them (``_unfolded_upper``), whose schedules recompute
+    those.  Then the one-shot sub-search (``_one_shot_upper``, half the time left), whose best
+    schedule, replayed in the recompute variant, is the upper bound if it is cheaper: every
+    one-shot schedule is a recompute schedule, so the answer is never worse than the one-shot
+    one under the same work budget.  Then the horizon-free exhaustive search (half the
     rest; LARGE_EXHAUSTIVE_SHARE past Z3_PROVES_UP_TO_STEPS) asked only below it, and the
     recompute encoding with the horizon of the demand-count lemma, a proof when that horizon
     is small enough, otherwise run with a shorter horizon (only ``Bounded``)."""
+    _unfolded_upper(st, claim)
     one_shot = _one_shot_upper(st, claim)
     settled = _settled(st, claim)
     if settled is not None:
@@ -582,6 +589,38 @@ def _one_shot_upper(st: _State, claim: int | None, route=None,
                           "the one-shot sub-search")
         st.upper = sub.upper
     return _verdict_text(answer)
+
+
+# The beam searches on the unfolded DAG (``_unfolded_upper``), the recompute route's first step:
+# at most this share of the time (approximate_attention(2,1,2) alone: 14, 19, 25 and 42 at M = 6,
+# 5, 4 and 3 in 7.4, 15.1, 11.7 and 6.6 s; at M = 5 only width 1,024 finds 19, after 15 s, and
+# the one-shot sub-search first, or a quarter of a minute, left it too little; docs/performance.md).
+UNFOLDED_SHARE = 1 / 3
+
+
+def _unfolded_upper(st: _State, claim: int | None) -> None:
+    """Where the DAG has vertices that are free to compute again (``unfold.free_recomputes``:
+    one predecessor, an input), beam searches in one-shot on the DAG with one copy of each per
+    use (``ioverify.search.unfold``), within UNFOLDED_SHARE of the time left or, without a
+    timeout, BEAM_SUCCESSORS successors.  The best schedule found, folded onto the DAG, is
+    replayed in the recompute variant and kept if it beats the best known: an upper bound,
+    nothing it does is a lower bound."""
+    vertices = unfold.free_recomputes(st.dag)
+    if not vertices or st.out_of_time() or _below(st, claim) <= st.lower:
+        return
+    unfolded, origin = unfold.unfold(st.dag, vertices)
+    st.report(f"beam search in one-shot on the DAG with {len(vertices)} vertices copied per use")
+    with _share(st, UNFOLDED_SHARE):
+        found = beam_schedule(unfolded, st.memory, ONE_SHOT,
+                              max_successors=BEAM_SUCCESSORS if st.deadline is None else None,
+                              deadline=st.deadline)
+    if found is None:
+        return
+    folded = unfold.fold(found, origin)
+    if folded.io < st.upper:
+        st.best = checked(st.dag, folded, st.memory, st.variant, folded.io,
+                          "the beam search on the unfolded DAG")
+        st.upper = folded.io
 
 
 def _verdict_text(verdict: Verdict) -> str:

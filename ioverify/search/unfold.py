@@ -1,0 +1,99 @@
+"""Recompute upper bounds from one-shot schedules of an UNFOLDED DAG (``unfolded_schedule``).
+
+A vertex u whose only predecessor is an input costs nothing to compute again while that input
+is red: approximate attention's degree-2 features (U = Q^2, U = K^2) are such vertices, each
+feeding a numerator and a denominator, and its recompute optima lie below the one-shot ones
+(approximate_attention(2,1,2): 14 against 17 at M = 6).  The recompute search finds those
+schedules slowly, its beam not at all (15 at M = 6, none below 20 at M = 5).
+
+UNFOLDING such a u gives it one copy per use: a copy with u's operation and predecessor for
+each needed successor s, feeding s alone.  A one-shot schedule of the unfolded DAG computes
+every copy once, so it computes u once per use at most, and FOLDING maps it onto the original
+DAG: each move on a copy becomes the same move on u, except that a compute or load of u while
+another copy holds it red is dropped (u is red already), a delete is dropped while another copy
+still holds it, and a store is dropped once u has blue.  So the red set of the folded schedule
+is, at every moment, the image of the unfolded one (no larger), every compute finds its
+predecessors red (their images are), every load finds blue (the copy's store, folded, gave u
+blue, or u is an input), and every output, never copied, ends blue: the folded schedule is a
+legal recompute schedule of no more I/O.  Nothing rests on this argument: every folded schedule
+is replayed in the recompute variant by the caller (``pebbling._unfolded_upper``) before it is
+used, and it is only an upper bound.
+"""
+
+from __future__ import annotations
+
+from ioverify.dag.model import DAG
+from ioverify.errors import InternalError
+from ioverify.game.rules import COMPUTE, DELETE, LOAD, STORE, Schedule
+
+
+def free_recomputes(dag: DAG) -> tuple[int, ...]:
+    """The needed vertices, no output, whose only predecessor is an input and which have two
+    needed successors or more: the vertices ``unfold`` copies."""
+    needed = set(dag.useful)
+    return tuple(v for v in dag.useful
+                 if len(dag.preds[v]) == 1 and dag.is_input[dag.preds[v][0]]
+                 and not dag.is_output[v] and sum(s in needed for s in dag.succs[v]) > 1)
+
+
+def unfold(dag: DAG, vertices: tuple[int, ...]) -> tuple[DAG, tuple[int, ...]]:
+    """(the DAG with each of ``vertices`` replaced by one copy per needed successor, ORIGIN:
+    the vertex of ``dag`` each of its vertices stands for).  Each of ``vertices`` must be
+    needed, no input, no output, and have no predecessor among them.  Vertices no output reaches are
+    left out, as no schedule needs them.  A copy is named after u with ``#k`` appended (then
+    ``#``s until the name is new)."""
+    copied, needed = set(vertices), set(dag.useful)
+    for u in vertices:
+        if u not in needed or dag.is_input[u] or dag.is_output[u] or copied & set(dag.preds[u]):
+            raise InternalError(f"unfold: {dag.names[u]!r} is no needed vertex, input or output, "
+                                f"or has a predecessor copied too")
+    names = set(dag.names)
+    nodes: list[str] = []
+    edges: list[tuple[str, str]] = []
+    ops: dict[str, str] = {}
+    origin_of: dict[str, int] = {}
+    name_of = {v: dag.names[v] for v in dag.useful if v not in copied}
+    for v in dag.useful:
+        if v in copied:
+            continue
+        nodes.append(dag.names[v])
+        origin_of[dag.names[v]] = v
+        if dag.preds[v]:
+            ops[dag.names[v]] = dag.ops[v]
+    for u in vertices:
+        for k, s in enumerate(s for s in dag.succs[u] if s in needed):
+            name = f"{dag.names[u]}#{k}"
+            while name in names:
+                name += "#"
+            names.add(name)
+            nodes.append(name)
+            origin_of[name] = u
+            ops[name] = dag.ops[u]
+            edges += [(name_of[p], name) for p in dag.preds[u]] + [(name, name_of[s])]
+    edges += [(name_of[p], name_of[v]) for v in dag.useful if v not in copied
+              for p in dag.preds[v] if p not in copied]
+    unfolded = DAG.from_edges(nodes, edges, [dag.names[o] for o in dag.outputs], ops)
+    return unfolded, tuple(origin_of[name] for name in unfolded.names)
+
+
+def fold(schedule: Schedule, origin: tuple[int, ...]) -> Schedule:
+    """The moves of ``schedule`` (on the unfolded DAG) on the vertices they stand for
+    (``origin``), less those that would do nothing there (module docstring)."""
+    holders: dict[int, int] = {}  # vertex -> how many of its copies are red
+    stored: set[int] = set()
+    kinds, vertices = bytearray(), []
+    for kind, v in zip(schedule.kinds, schedule.vertices):
+        u = origin[v]
+        if kind in (COMPUTE, LOAD):
+            keep = not holders.get(u)
+            holders[u] = holders.get(u, 0) + 1
+        elif kind == DELETE:
+            holders[u] -= 1
+            keep = not holders[u]
+        else:  # STORE
+            keep = u not in stored
+            stored.add(u)
+        if keep:
+            kinds.append(kind)
+            vertices.append(u)
+    return Schedule(kinds, vertices)
