@@ -594,7 +594,8 @@ def _one_shot_upper(st: _State, claim: int | None, route=None,
 # The beam searches on the unfolded DAG (``_unfolded_upper``), the recompute route's first step:
 # at most this share of the time (approximate_attention(2,1,2) alone: 14, 19, 25 and 42 at M = 6,
 # 5, 4 and 3 in 7.4, 15.1, 11.7 and 6.6 s; at M = 5 only width 1,024 finds 19, after 15 s, and
-# the one-shot sub-search first, or a quarter of a minute, left it too little; docs/performance.md).
+# the one-shot sub-search first, or a quarter of a minute, left it too little;
+# docs/performance.md).
 UNFOLDED_SHARE = 1 / 3
 
 

@@ -1,4 +1,4 @@
-"""Recompute upper bounds from one-shot schedules of an UNFOLDED DAG (``unfolded_schedule``).
+"""Recompute upper bounds from one-shot schedules of an UNFOLDED DAG (``unfold``, ``fold``).
 
 A vertex u whose only predecessor is an input costs nothing to compute again while that input
 is red: approximate attention's degree-2 features (U = Q^2, U = K^2) are such vertices, each
@@ -39,9 +39,9 @@ def free_recomputes(dag: DAG) -> tuple[int, ...]:
 def unfold(dag: DAG, vertices: tuple[int, ...]) -> tuple[DAG, tuple[int, ...]]:
     """(the DAG with each of ``vertices`` replaced by one copy per needed successor, ORIGIN:
     the vertex of ``dag`` each of its vertices stands for).  Each of ``vertices`` must be
-    needed, no input, no output, and have no predecessor among them.  Vertices no output reaches are
-    left out, as no schedule needs them.  A copy is named after u with ``#k`` appended (then
-    ``#``s until the name is new)."""
+    needed, no input, no output, and have no predecessor among them.  Vertices no output
+    reaches are left out, as no schedule needs them.  A copy is named after u with ``#k``
+    appended (then ``#``s until the name is new)."""
     copied, needed = set(vertices), set(dag.useful)
     for u in vertices:
         if u not in needed or dag.is_input[u] or dag.is_output[u] or copied & set(dag.preds[u]):
@@ -52,14 +52,15 @@ def unfold(dag: DAG, vertices: tuple[int, ...]) -> tuple[DAG, tuple[int, ...]]:
     edges: list[tuple[str, str]] = []
     ops: dict[str, str] = {}
     origin_of: dict[str, int] = {}
-    name_of = {v: dag.names[v] for v in dag.useful if v not in copied}
+    name_of = dag.names
     for v in dag.useful:
         if v in copied:
             continue
-        nodes.append(dag.names[v])
-        origin_of[dag.names[v]] = v
+        nodes.append(name_of[v])
+        origin_of[name_of[v]] = v
         if dag.preds[v]:
-            ops[dag.names[v]] = dag.ops[v]
+            ops[name_of[v]] = dag.ops[v]
+        edges += [(name_of[p], name_of[v]) for p in dag.preds[v] if p not in copied]
     for u in vertices:
         for k, s in enumerate(s for s in dag.succs[u] if s in needed):
             name = f"{dag.names[u]}#{k}"
@@ -70,8 +71,6 @@ def unfold(dag: DAG, vertices: tuple[int, ...]) -> tuple[DAG, tuple[int, ...]]:
             origin_of[name] = u
             ops[name] = dag.ops[u]
             edges += [(name_of[p], name) for p in dag.preds[u]] + [(name, name_of[s])]
-    edges += [(name_of[p], name_of[v]) for v in dag.useful if v not in copied
-              for p in dag.preds[v] if p not in copied]
     unfolded = DAG.from_edges(nodes, edges, [dag.names[o] for o in dag.outputs], ops)
     return unfolded, tuple(origin_of[name] for name in unfolded.names)
 
