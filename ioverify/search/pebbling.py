@@ -480,6 +480,9 @@ def _exhaustive_route(st: _State, claim: int | None) -> Verdict:
     search, whose schedules are kept)."""
     if not st.variant.at_most_once:
         _unfolded_upper(st, claim)
+        settled = _settled(st, claim)
+        if settled is not None:
+            return settled
         _one_shot_upper(st, claim, _exhaustive_route, EXHAUSTIVE_ONE_SHOT_SHARE)
         settled = _settled(st, claim)
         if settled is not None:
@@ -529,6 +532,9 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
     recompute encoding with the horizon of the demand-count lemma, a proof when that horizon
     is small enough, otherwise run with a shorter horizon (only ``Bounded``)."""
     _unfolded_upper(st, claim)
+    settled = _settled(st, claim)  # the beams' schedule may refute the claim or meet ``enough``
+    if settled is not None:
+        return settled
     one_shot = _one_shot_upper(st, claim)
     settled = _settled(st, claim)
     if settled is not None:
@@ -571,12 +577,18 @@ def _one_shot_upper(st: _State, claim: int | None, route=None,
                     share: float = ONE_SHOT_SHARE) -> str:
     """The recompute route's one-shot sub-search: exactly the one-shot route (``pebble`` with
     variant one-shot, the same seed, rlimit and state cap; ``route``, default
-    ``_one_shot_route``) on a state of its own, with ``share`` of the time left.  Its best schedule is replayed in ``st``'s variant and
-    kept as the upper bound; nothing it proves is a recompute lower bound (the one-shot
-    optimum may exceed the recompute one).  Returns the sub-search's answer, for the record."""
+    ``_one_shot_route``) on a state of its own, with ``share`` of the time left.  Its best
+    schedule is replayed in ``st``'s variant and kept as the upper bound; nothing it proves is
+    a recompute lower bound (the one-shot optimum may exceed the recompute one).  When the
+    best known schedule is cheaper than any one-shot one known (the unfolded DAG's, say), only
+    a one-shot schedule below it would help: the sub-search is asked for that alone, so it
+    stops once it proves none exists instead of proving its own optimum.  Returns the
+    sub-search's answer, for the record."""
     start = st.best
     if not replay(st.dag, start, st.memory, ONE_SHOT).ok:  # an incumbent of the variant
         start = best_greedy_schedule(st.dag, st.memory)
+    if st.upper < start.io:
+        claim = _below(st, claim)
     sub = _State(st.dag, st.memory, ONE_SHOT, st.seed, st.deadline, st.progress, st.start,
                  start, start.io, st.lower, st.lower_evidence, exhaustive=st.exhaustive,
                  rlimit=st.rlimit, max_states=st.max_states, timeout=st.timeout,
