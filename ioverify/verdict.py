@@ -4,7 +4,8 @@ A solver answer is never a bool.  Each verdict names what it proves; merging ver
 "worst wins", so an ``Unknown`` or a ``Bounded`` can never turn into ``Verified``.
 
 Every check answers in this vocabulary: the pebbling and partition searches (``Optimal``,
-``Verified`` with a proved lower ``bound``), a kernel run (``Certified``: the certified I/O, the
+``Verified`` with a proved lower ``bound``, ``Attained`` with a replayed schedule within a
+claimed upper end), a kernel run (``Certified``: the certified I/O, the
 peak and the closed form, never stuffed into a bound), a formula fact (``Proved``: the statement),
 a schedule replay (``Legal``: its cost), and for all of them ``Refuted``, ``Bounded``, ``Unknown``
 and ``Infeasible``.  There is one JSON form (``to_json``: the status and every field) and one
@@ -75,6 +76,19 @@ class Verified:
 
     bound: int
     evidence: Evidence
+    variant: str = "recompute"
+    status = "verified"
+
+
+@dataclass(frozen=True)
+class Attained:
+    """A claimed upper end holds on the instance: ``schedule`` (replayed) costs ``io`` <=
+    ``at_most``, so the optimum is at most ``at_most``.  Nothing is claimed below it."""
+
+    io: int
+    at_most: int
+    schedule: Any
+    evidence: Evidence  # kind "replay": the schedule is the whole argument
     variant: str = "recompute"
     status = "verified"
 
@@ -206,8 +220,8 @@ class Infeasible:
     status = "infeasible"
 
 
-Verdict = (Optimal | Verified | Certified | Proved | Legal | Supported | Contradicted | Refuted
-           | Bounded | Unknown | Infeasible)
+Verdict = (Optimal | Verified | Attained | Certified | Proved | Legal | Supported | Contradicted
+           | Refuted | Bounded | Unknown | Infeasible)
 
 SEVERITY = {"optimal": 0, "verified": 1, "supported": 2, "bounded": 3, "unknown": 4,
             "infeasible": 5, "contradicted": 6, "refuted": 7}
@@ -215,7 +229,8 @@ SEVERITY = {"optimal": 0, "verified": 1, "supported": 2, "bounded": 3, "unknown"
 
 def is_proof(verdict: Verdict) -> bool:
     """True only for verdicts that establish a claim (status optimal or verified)."""
-    return isinstance(verdict, (Optimal, Verified, Certified, Proved, Legal))  # not Supported
+    return isinstance(verdict, (Optimal, Verified, Attained, Certified, Proved,
+                                Legal))  # not Supported
 
 
 def merge(verdicts: Iterable[Verdict]) -> Verdict:
@@ -249,7 +264,7 @@ def to_json(verdict: Verdict, dag: Any = None) -> dict[str, Any]:
 def from_json(doc: dict[str, Any]) -> Verdict:
     """The verdict ``to_json`` wrote (a schedule stays in its JSON form): the inverse used to
     render pages from certificates.  A document of no known shape is a ValueError."""
-    cls = _class_of(doc.get("status"), doc.get("variant"))
+    cls = _class_of(doc.get("status"), doc.get("variant"), "at_most" in doc)
     names = {f.name for f in fields(cls)}
     if set(doc) - {"status"} != names:
         raise ValueError(f"a {doc.get('status')!r} verdict has the fields {sorted(names)}, "
@@ -261,9 +276,10 @@ def from_json(doc: dict[str, Any]) -> Verdict:
     return cls(**values)
 
 
-def _class_of(status, variant) -> type:
+def _class_of(status, variant, upper_end: bool = False) -> type:
     if status == "verified":
-        return {"kernel": Certified, "formula": Proved}.get(variant, Verified)
+        return {"kernel": Certified, "formula": Proved}.get(
+            variant, Attained if upper_end else Verified)
     classes = {"optimal": Optimal, "refuted": Refuted, "bounded": Bounded, "unknown": Unknown,
                "infeasible": Infeasible, "supported": Supported, "contradicted": Contradicted}
     if status not in classes:
@@ -278,6 +294,8 @@ def bracket(verdict: Verdict) -> tuple[int | None, int | None]:
         return verdict.io, verdict.io
     if isinstance(verdict, Verified):
         return verdict.bound, None
+    if isinstance(verdict, Attained):
+        return None, verdict.io
     if isinstance(verdict, Refuted):
         return None, verdict.io
     return getattr(verdict, "lower_bound", None), getattr(verdict, "upper_bound", None)
@@ -295,6 +313,9 @@ def _text(verdict: Verdict) -> str:
         return f"optimum {verdict.io} ({kind})"
     if isinstance(verdict, Verified):
         return f"every schedule needs >= {verdict.bound} I/O ({kind})"
+    if isinstance(verdict, Attained):
+        return (f"a schedule with {verdict.io} I/O, within the claimed upper end "
+                f"{verdict.at_most} ({kind})")
     if isinstance(verdict, Certified):
         failed = verdict.evidence.detail.get("failed_as_claimed")
         if failed:

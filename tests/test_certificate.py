@@ -56,6 +56,10 @@ CASES = {
                                                    lower_bound=12), "refuted"),
     "infeasible": (lambda c: exact_search(c, "pyramid", {"height": 2}, 2, lower_bound=3),
                    "infeasible"),
+    # a claimed upper end: the optimum is 11
+    "attained": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3, at_most=12), "verified"),
+    "refuted-upper-end": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3, at_most=10),
+                          "refuted"),
     "partition": (lambda c: partition(c, "matmul", MATMUL, 3), "verified"),
     "partition-z3": (lambda c: partition(c, "pyramid", {"height": 6}, 3), "verified"),
     "partition-refuted": (lambda c: partition(c, "matmul", MATMUL, 3, at_most=2), "refuted"),
@@ -286,8 +290,43 @@ def _as_verified(bound, evidence, relies_on=()):
 TRIVIAL = {"kind": "trivial-bound", "bound": 3}
 HORIZON = {"kind": "one-shot-exact-horizon", "steps": 3, "unsat_budget": 2}
 
+def _as_unknown_at(upper):
+    def edit(doc):
+        doc["verdict"] = {"status": "unknown", "reason": "timeout", "lower_bound": None,
+                          "upper_bound": upper, "variant": doc["verdict"]["variant"]}
+        doc["relies_on"] = []
+    return edit
+
+
 # (certificate, field, tamper, a phrase the rejection must contain)
 TAMPERS = [
+    # exact-search, a claimed upper end attained by the witness (optimum 11, at most 12)
+    ("attained", "io", _set("verdict.io", 10), "verdict io"),
+    ("attained", "at_most", _set("verdict.at_most", 11), "verdict at_most"),
+    ("attained", "spec at_most under the witness",
+     _all(_respec(at_most=10), _set("detail.claimed_upper_end", 10),
+          _set("verdict.at_most", 10)), "above the claimed upper end 10"),
+    ("attained", "no witness", _set("witness", {}), "must carry its schedule"),
+    ("attained", "evidence", _set("verdict.evidence", {"kind": "exhaustive-search", "below": 11}),
+     "verdict evidence"),
+    ("attained", "status optimal", _set("verdict", lambda v: {
+        "status": "optimal", "io": v["io"], "evidence": {"kind": "exhaustive-search", "below": 11},
+        "variant": v["variant"]}), "never answered 'optimal'"),
+    ("attained", "status unknown with its schedule", _as_unknown_at(11), "attains it"),
+    ("attained", "a lower bound's fields", _as_verified(12, TRIVIAL),
+     "'bound' does not belong"),
+    ("attained", "detail claimed_upper_end", _set("detail.claimed_upper_end", 13),
+     "detail claimed_upper_end"),
+    # exact-search, a claimed upper end refuted by the optimum above it
+    ("refuted-upper-end", "io within", _set("verdict.io", 10), "within the claimed upper end"),
+    ("refuted-upper-end", "reason", _set("verdict.reason", "the optimum is 11"),
+     "verdict reason"),
+    ("refuted-upper-end", "claim", _set("verdict.claim", 9), "verdict claim"),
+    ("refuted-upper-end", "no evidence", _set("verdict.evidence", None), "evidence for it"),
+    ("refuted-upper-end", "an optimum higher than proved",
+     _all(_set("verdict.io", 12), _set(
+         "verdict.reason", "the optimum is 12, above the claimed upper end 10 "
+                           "(exhaustive-search)")), "below"),
     # exact-search, optimal
     ("optimal", "status", _as_verified(6, {"kind": "exhaustive-search", "below": 6}),
      "status 'verified' needs a claimed lower bound"),

@@ -5,14 +5,16 @@ from hypothesis import given, strategies as st
 import dataclasses
 import json
 
-from ioverify.verdict import (SEVERITY, Bounded, Certified, Evidence, Infeasible, Legal, Optimal,
-                              Proved, Refuted, Unknown, Verified, describe, exit_code, is_proof,
-                              from_json, merge, to_json)
+from ioverify.verdict import (SEVERITY, Attained, Bounded, Certified, Evidence, Infeasible, Legal,
+                              Optimal, Proved, Refuted, Unknown, Verified, bracket, describe,
+                              exit_code, is_proof, from_json, merge, to_json)
 
 EVIDENCE = Evidence("exhaustive-search")
 verdicts = st.one_of(
     st.builds(Optimal, io=st.integers(0, 50), schedule=st.none(), evidence=st.just(EVIDENCE)),
     st.builds(Verified, bound=st.integers(0, 50), evidence=st.just(EVIDENCE)),
+    st.builds(Attained, io=st.integers(0, 50), at_most=st.integers(0, 50), schedule=st.none(),
+              evidence=st.just(Evidence("replay"))),
     st.builds(Refuted, schedule=st.none(), io=st.integers(0, 50)),
     st.builds(Bounded, horizon=st.integers(1, 100)),
     st.builds(Unknown, reason=st.text(max_size=5)),
@@ -82,3 +84,10 @@ def test_evidence_kind_is_checked():
 def test_from_json_inverts_to_json(verdict):
     """Pages are rendered from certificates: the verdict read back is the verdict written."""
     assert from_json(json.loads(json.dumps(to_json(verdict)))) == verdict
+
+
+def test_an_attained_upper_end_bounds_the_optimum_from_above_only():
+    verdict = Attained(14, 15, None, Evidence("replay"))
+    assert bracket(verdict) == (None, 14) and is_proof(verdict)
+    assert "within the claimed upper end 15" in describe(verdict)
+    assert type(from_json(to_json(verdict))) is Attained

@@ -88,6 +88,8 @@ VERIFIED_FIELDS = {
     "kernel": {"status", "io", "peak", "formula", "max_error", "evidence", "variant"},
     "formula": {"status", "statement", "evidence", "variant"},
 }
+# A verified claimed upper end (an exact-search spec with ``at_most``, ``Attained``).
+ATTAINED_FIELDS = {"status", "io", "at_most", "evidence", "variant"}
 
 # Evidence fields by kind: (compared, recorded only).
 EVIDENCE_FIELDS = {
@@ -268,11 +270,13 @@ def _fields(what: str, stated: dict, compared: dict, recorded=()) -> None:
         _same(f"{what} {key}", compared[key], stated[key])
 
 
-def _verdict_fields(verdict: dict) -> None:
-    """The verdict has exactly the fields of its status (and, verified, of its variant)."""
+def _verdict_fields(verdict: dict, upper_end: bool = False) -> None:
+    """The verdict has exactly the fields of its status (and, verified, of its variant, or of
+    an attained upper end when the spec claims one)."""
     allowed = VERDICT_FIELDS[verdict["status"]]
     if verdict["status"] == "verified":
-        allowed = VERIFIED_FIELDS.get(verdict["variant"], allowed)
+        allowed = VERIFIED_FIELDS.get(verdict["variant"],
+                                      ATTAINED_FIELDS if upper_end else allowed)
     for key in sorted(set(verdict) - allowed):
         _reject(f"verdict field {key!r} does not belong to status {verdict['status']!r}")
 
@@ -317,6 +321,8 @@ def obligation_id(kind: str, spec: dict) -> str:
         parts.append("literal-blocks")
     if isinstance(spec.get("lower_bound"), str):
         parts.append(f">={spec['lower_bound']}")
+    if kind == "exact-search" and "at_most" in spec:
+        parts.append(f"<={spec['at_most']}")
     return "/".join(parts + [kind])
 
 
@@ -418,6 +424,8 @@ def check_exact_search(doc: dict, log: _Log) -> None:
     derived.update(vertices=len(dag), claimed_lower_bound=claim)
     if "optimum" in spec:
         derived["expected_optimum"] = spec["optimum"]
+    if "at_most" in spec:
+        derived["claimed_upper_end"] = spec["at_most"]
     _fields("detail", doc["detail"], derived, recorded={"budget", "curve"})
     _same("verdict variant (the spec's)", variant, verdict["variant"])
     if claim is not None:
@@ -426,7 +434,10 @@ def check_exact_search(doc: dict, log: _Log) -> None:
                                 if "lower_bound_exact" in derived else ""))
     if _feasibility(doc, dag, memory, log):
         return
-    _verdict_fields(verdict)
+    _verdict_fields(verdict, upper_end="at_most" in spec)
+    if "at_most" in spec:
+        UPPER_END_STATUSES[verdict["status"]](doc, dag, claim, log)
+        return
     EXACT_STATUSES[verdict["status"]](doc, dag, claim, log)
 
 
@@ -822,6 +833,60 @@ def _exact_inconclusive(doc: dict, dag, claim, log: _Log) -> None:
                                  f"search, not a proof, not re-run")
     else:
         log.not_rederived.append(f"the reason is the search's account: {verdict['reason']}")
+
+
+# --- a claimed upper end (spec ``at_most``): a schedule attains it, or an optimum above refutes it
+
+def _upper_end_attained(doc: dict, dag, claim, log: _Log) -> None:
+    spec, verdict = doc["obligation"]["spec"], doc["verdict"]
+    at_most = spec["at_most"]
+    _require("schedule" in _witness(doc, {"schedule"}),
+             "an attained upper end must carry its schedule")
+    io = _replay(doc, dag, spec["memory"], verdict["variant"], log)
+    _same("verdict io (the witness schedule's replayed I/O)", io, verdict["io"])
+    _same("verdict at_most (the spec's claimed upper end)", at_most, verdict["at_most"])
+    _same("verdict evidence (the replay is the whole argument)", {"kind": "replay"},
+          verdict["evidence"])
+    _require(io <= at_most, f"the witness costs {io}, above the claimed upper end {at_most}")
+    log.rechecked.append(f"upper end re-derived: the replayed schedule costs {io} <= {at_most}")
+
+
+def _upper_end_refuted(doc: dict, dag, claim, log: _Log) -> None:
+    spec, verdict = doc["obligation"]["spec"], doc["verdict"]
+    at_most, io, evidence = spec["at_most"], verdict["io"], verdict["evidence"]
+    _require(io is not None and evidence is not None,
+             "a refuted upper end states the optimum above it and the evidence for it")
+    _witness(doc, set())
+    _same("verdict claim (the spec's claimed upper end)", at_most, verdict["claim"])
+    _require(io > at_most, f"status 'refuted', but the optimum {io} is within the claimed "
+                           f"upper end {at_most}")
+    _same("verdict reason", f"the optimum is {io}, above the claimed upper end {at_most} "
+                            f"({evidence['kind']})", verdict["reason"])
+    _lower_end(dag, spec["memory"], verdict["variant"], evidence, io, log, exact=True,
+               spec=spec)
+    log.rechecked.append(f"no schedule costs {at_most} or less: the optimum is {io}")
+
+
+def _upper_end_optimal(doc: dict, dag, claim, log: _Log) -> None:
+    _reject("a claimed upper end is attained (verified) or refuted, never answered 'optimal'")
+
+
+def _upper_end_inconclusive(doc: dict, dag, claim, log: _Log) -> None:
+    verdict, at_most = doc["verdict"], doc["obligation"]["spec"]["at_most"]
+    upper = verdict["upper_bound"]
+    _require(upper is None or upper > at_most or "schedule" not in doc["witness"],
+             f"a schedule of {upper} I/O within the claimed upper end {at_most} attains it, "
+             f"not {verdict['status']!r}")
+    _exact_inconclusive(doc, dag, claim, log)
+
+
+UPPER_END_STATUSES = {
+    "optimal": _upper_end_optimal,
+    "verified": _upper_end_attained,
+    "refuted": _upper_end_refuted,
+    "bounded": _upper_end_inconclusive,
+    "unknown": _upper_end_inconclusive,
+}
 
 
 EXACT_STATUSES = {

@@ -8,7 +8,8 @@ shipped to other processes, written into certificates and re-run.  Running them 
 Obligation kinds (``Obligation.kind``):
 
     exact-search  pebble a DAG family instance: find the optimum, or confirm/refute a claimed
-                  lower bound (a number, or a bound id evaluated on the instance)
+                  lower bound (a number, or a bound id evaluated on the instance), or a
+                  claimed upper end (``at_most``: a schedule of at most that I/O exists)
     partition     Hong-Kung's partition lower bound M (P(2M) - 1) on an instance
     kernel        certify a traced kernel: legal, correct, I/O equal to its closed form, and
                   between the lower bounds and the claimed upper bounds
@@ -76,6 +77,8 @@ class Obligation:
             parts.append("literal-blocks")
         if isinstance(s.get("lower_bound"), str):  # one id per bound checked on an instance
             parts.append(f">={s['lower_bound']}")
+        if self.kind == "exact-search" and "at_most" in s:  # an upper end (partition: a check)
+            parts.append(f"<={s['at_most']}")
         return "/".join(parts + [self.kind])
 
     def to_json(self) -> dict:
@@ -151,14 +154,17 @@ class Part:
 
 def exact_search(claim: str, family: str, params: dict, memory: int, *, variant="recompute",
                  lower_bound: int | str | None = None, optimum: int | None = None,
-                 heavy: bool = False) -> Obligation:
+                 at_most: int | None = None, heavy: bool = False) -> Obligation:
     """Pebble ``family(**params)`` with ``memory`` red pebbles.  ``lower_bound`` is a number or a
-    bound id (evaluated on the instance, rounded up); ``optimum`` an expected exact optimum."""
+    bound id (evaluated on the instance, rounded up); ``optimum`` an expected exact optimum;
+    ``at_most`` a claimed upper end, checked alone: a schedule of at most that I/O exists."""
     spec = {"family": family, "params": params, "memory": memory, "variant": variant}
     if lower_bound is not None:
         spec["lower_bound"] = lower_bound
     if optimum is not None:
         spec["optimum"] = optimum
+    if at_most is not None:
+        spec["at_most"] = at_most
     return Obligation(claim, "exact-search", spec, heavy)
 
 

@@ -66,6 +66,15 @@ def _exact_search(where: str, spec: dict) -> None:
             integer("lower_bound", claim, 0)
         except InvalidArgument as error:
             raise InvalidArgument(f"{where}: {error}") from None
+    if "at_most" in spec:
+        try:
+            integer("at_most", spec["at_most"], 0)
+        except InvalidArgument as error:
+            raise InvalidArgument(f"{where}: {error}") from None
+        others = [name for name in ("lower_bound", "optimum") if name in spec]
+        if others:
+            raise InvalidArgument(f"{where}: at_most is checked alone, not with "
+                                  f"{' and '.join(others)}: make it an obligation of its own")
 
 
 def _io_curve(where: str, spec: dict) -> None:

@@ -19,7 +19,7 @@ from ioverify.claims.run import ObligationResult
 from ioverify._io import write_text
 from ioverify.certificate.format import digest, read as read_certificate
 from ioverify.errors import InvalidFormat
-from ioverify.verdict import describe, from_json, merge
+from ioverify.verdict import Attained, describe, from_json, merge
 from ioverify.report import plots as plotting
 from ioverify.report.curve_plot import curve_alt_text, plot_cells
 from ioverify.report.links import theory_links
@@ -81,6 +81,8 @@ def _value(result) -> str:
             return ""
         ratios = [r["ratio"] for r in rows]
         return f"{len(rows)} runs, bound / I/O {min(ratios):.3g} to {max(ratios):.3g}"
+    if isinstance(v, Attained):
+        return f"{v.io} (<= {v.at_most})"
     io = getattr(v, "io", None)
     if io is not None:
         return str(io)
@@ -321,8 +323,10 @@ def _sealed(path: Path, folder: Path, what: str) -> dict:
 
 
 def _schedule_of(doc: dict) -> dict:
-    """The schedule field of verdicts that have one (kept in the witness when sealed)."""
-    if doc["verdict"]["status"] not in ("optimal", "refuted", "bounded", "unknown"):
+    """The schedule field of verdicts that have one (kept in the witness when sealed): an
+    attained upper end's too."""
+    if doc["verdict"]["status"] not in ("optimal", "refuted", "bounded", "unknown") \
+            and "at_most" not in doc["verdict"]:
         return {}
     return {"schedule": doc["witness"].get("schedule")}
 

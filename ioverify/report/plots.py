@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from ioverify.errors import IOVerifyError
+from ioverify.verdict import Verified
 
 FORWARD = ("attention-standard", "flash-forward-v1", "flash-forward-v2", "square-tiling-forward")
 BACKWARD = ("flash-backward-v1", "flash-backward-v2", "square-tiling-backward")
@@ -136,7 +137,7 @@ def _optima_and_bounds(claim_results):
                         optima[_instance(ob, cell["memory"])] = cell["upper_bound"]
             elif ob.kind == "exact-search" and v.status == "optimal":
                 optima[_instance(ob)] = v.io
-            elif ob.kind == "exact-search" and v.status == "verified":
+            elif ob.kind == "exact-search" and isinstance(v, Verified):  # not an upper end
                 label = str(r.detail.get("lower_bound_source", "claimed bound"))
                 bounds.setdefault(_instance(ob), {})[label] = v.bound
             elif ob.kind == "partition" and v.status == "verified":
