@@ -317,6 +317,11 @@ TAMPERS = [
      "'bound' does not belong"),
     ("attained", "detail claimed_upper_end", _set("detail.claimed_upper_end", 13),
      "detail claimed_upper_end"),
+    ("attained", "a lower bound beside it",
+     _all(_respec(lower_bound=100), _set("detail.claimed_lower_bound", 100),
+          _set("detail.lower_bound_source", "number")), "claims nothing else"),
+    ("attained", "an optimum beside it",
+     _all(_respec(optimum=12), _set("detail.expected_optimum", 12)), "claims nothing else"),
     # exact-search, a claimed upper end refuted by the optimum above it
     ("refuted-upper-end", "io within", _set("verdict.io", 10), "within the claimed upper end"),
     ("refuted-upper-end", "reason", _set("verdict.reason", "the optimum is 11"),

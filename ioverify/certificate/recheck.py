@@ -436,6 +436,10 @@ def check_exact_search(doc: dict, log: _Log) -> None:
         return
     _verdict_fields(verdict, upper_end="at_most" in spec)
     if "at_most" in spec:
+        # The runner checks an upper end alone (claims.validate): a lower bound or an optimum
+        # beside it would be stated by the certificate and checked by nothing.
+        _require(claim is None and "optimum" not in spec,
+                 "a spec with at_most claims nothing else (no lower_bound, no optimum)")
         UPPER_END_STATUSES[verdict["status"]](doc, dag, claim, log)
         return
     EXACT_STATUSES[verdict["status"]](doc, dag, claim, log)
