@@ -322,16 +322,20 @@ TAMPERS = [
           _set("detail.lower_bound_source", "number")), "claims nothing else"),
     ("attained", "an optimum beside it",
      _all(_respec(optimum=12), _set("detail.expected_optimum", 12)), "claims nothing else"),
-    # exact-search, a claimed upper end refuted by the optimum above it
-    ("refuted-upper-end", "io within", _set("verdict.io", 10), "within the claimed upper end"),
+    # exact-search, a claimed upper end refuted by a proof that every schedule costs more
+    ("refuted-upper-end", "io", _set("verdict.io", 11), "verdict io"),
     ("refuted-upper-end", "reason", _set("verdict.reason", "the optimum is 11"),
      "verdict reason"),
     ("refuted-upper-end", "claim", _set("verdict.claim", 9), "verdict claim"),
-    ("refuted-upper-end", "no evidence", _set("verdict.evidence", None), "evidence for it"),
-    ("refuted-upper-end", "an optimum higher than proved",
-     _all(_set("verdict.io", 12), _set(
-         "verdict.reason", "the optimum is 12, above the claimed upper end 10 "
-                           "(exhaustive-search)")), "below"),
+    ("refuted-upper-end", "no evidence", _set("verdict.evidence", None), "carries the evidence"),
+    ("refuted-upper-end", "evidence below", _set("verdict.evidence.below", 10), "evidence below"),
+    ("refuted-upper-end", "an upper end the proof does not pass",
+     _all(_respec(at_most=11), _set("detail.claimed_upper_end", 11), _set("verdict.claim", 11),
+          _set("verdict.reason", "every schedule needs >= 12 I/O, above the claimed upper end "
+                                 "11 (exhaustive-search)")), "evidence below"),
+    ("refuted-upper-end", "a schedule added", _set("witness", lambda w: {
+        "schedule": {"format": "ioverify-schedule", "version": 1, "moves": []}}),
+     "does not belong"),
     # exact-search, optimal
     ("optimal", "status", _as_verified(6, {"kind": "exhaustive-search", "below": 6}),
      "status 'verified' needs a claimed lower bound"),

@@ -12,14 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ioverify.claims.claim import Obligation
-from ioverify.verdict import (Attained, Evidence, Optimal, Refuted, Unknown, Verdict, Verified,
-                              bracket, merge, to_json)
+from ioverify.verdict import Optimal, Refuted, Unknown, Verdict, Verified, merge, to_json
 from ioverify.dag.registry import build
-from ioverify.errors import InternalError
-from ioverify.game.replay import replay
 from ioverify.search.partition import partition_bound
 from ioverify.search.curve import curve, evidence_lines
-from ioverify.search.pebbling import pebble
+from ioverify.search.pebbling import pebble, upper_end
 from ioverify.trace.confront import certified_run, judge_sweep, row
 
 
@@ -86,8 +83,7 @@ def run_exact_search(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
                   max_states=budget.max_states)
     if "at_most" in spec:
         detail["claimed_upper_end"] = spec["at_most"]
-        found = pebble(dag, memory, variant=variant, enough=spec["at_most"], **limits)
-        return _upper_end(found, dag, memory, spec["at_most"], variant), detail
+        return upper_end(dag, memory, spec["at_most"], variant=variant, **limits), detail
     if "optimum" not in spec:
         verdict = pebble(dag, memory, variant=variant, claim_lower_bound=claim, **limits)
         return verdict, detail
@@ -96,26 +92,6 @@ def run_exact_search(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
     if not isinstance(verdict, Optimal):
         return verdict, detail
     return _compare_optimum(verdict, spec["optimum"], claim, variant), detail
-
-
-def _upper_end(found: Verdict, dag, memory: int, at_most: int, variant: str) -> Verdict:
-    """A claimed upper end ``at_most`` against what the search (asked to stop at a schedule that
-    cheap) answered: its schedule, replayed here again, within ``at_most`` attains it; an
-    optimum above it refutes it, on the optimum's evidence; anything else stays what it was (a
-    lower end above ``at_most`` that is no optimum is reported, not turned into a
-    refutation)."""
-    schedule = getattr(found, "schedule", None)
-    if schedule is not None and (bracket(found)[1] or 0) <= at_most:
-        replayed = replay(dag, schedule, memory, variant)
-        if not replayed.ok:
-            raise InternalError(f"the search's schedule does not replay: {replayed.describe()}")
-        if replayed.io <= at_most:
-            return Attained(replayed.io, at_most, schedule, Evidence("replay"), variant)
-    if isinstance(found, Optimal):
-        return Refuted(None, found.io, at_most, variant,
-                       f"the optimum is {found.io}, above the claimed upper end {at_most} "
-                       f"({found.evidence.kind})", found.evidence)
-    return found
 
 
 def _compare_optimum(found: Optimal, expected: int, claim: int | None, variant: str) -> Verdict:

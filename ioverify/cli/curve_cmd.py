@@ -40,6 +40,7 @@ def is_curve(args, memories: list[int]) -> bool:
 
     curve = len(memories) > 1 or ".." in str(args.memory) or args.variant == "both"
     single_only = {"--claim-lower-bound": args.claim_lower_bound,
+                   "--claim-upper-end": args.claim_upper_end,
                    "--schedule-out": args.schedule_out,
                    "--method": None if args.method == "auto" else args.method}
     curve_only = {"--plot": args.plot, "--certificates": args.certificates,

@@ -1,5 +1,5 @@
-"""``ioverify pebble DAG --memory M [--variant NAME | --one-shot] [--claim-lower-bound L]
-[--timeout S] [--rlimit N] [--max-states N] [--json] [--schedule-out FILE]
+"""``ioverify pebble DAG --memory M [--variant NAME | --one-shot] [--claim-lower-bound L |
+--claim-upper-end U] [--timeout S] [--rlimit N] [--max-states N] [--json] [--schedule-out FILE]
 [--method auto|exhaustive|z3] [--proof DIR [--proof-kind auto|clausal|search]]``: the exact pebbling search of ``ioverify.search.pebbling`` (issue 3)."""
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ PROGRESS_AFTER = 3.0  # seconds before progress lines appear on stderr
 
 DESCRIPTION = """Find the exact I/O optimum of a DAG with M red pebbles, or check a claimed lower
 bound L: refuted by a replayed schedule of I/O < L, or verified by a complete argument (the
-output names it). A work budget (--rlimit, --max-states) stops the search at the same point on
-every machine, unlike --timeout; hitting any limit gives 'unknown' with the bounds reached, never
-a proof. Exit 0: optimal or verified; 1: refuted; 2: bad input (an unknown or unsupported
+output names it), or a claimed upper end U: verified by a replayed schedule of I/O <= U, or
+refuted by a proof that every schedule needs more than U. A work budget (--rlimit,
+--max-states) stops the search at the same point on every machine, unlike --timeout; hitting
+any limit gives 'unknown' with the bounds reached, never a proof. Exit 0: optimal or verified; 1: refuted; 2: bad input (an unknown or unsupported
 --variant too); 3: unknown, bounded (nothing proved beyond a horizon) or infeasible M.
 With --memory LO..HI or --variant both: the whole curve, one --timeout for all of it, answers
 carried between cells (a schedule to larger M and from one-shot to recompute, a proved lower bound
@@ -34,6 +35,10 @@ def register(sub) -> None:
     add_variant_arguments(p, both=True)
     p.add_argument("--claim-lower-bound", type=non_negative_int, metavar="L",
                    help="check the claim that every schedule needs at least L transfers")
+    p.add_argument("--claim-upper-end", type=non_negative_int, metavar="U",
+                   help="check the claim that some schedule needs at most U transfers: "
+                        "verified by a replayed schedule within U (the search stops at the "
+                        "first), refuted only by a proof that every schedule needs more")
     p.add_argument("--timeout", type=positive_float, metavar="S",
                    help="wall-clock limit in seconds on the whole command, reading the DAG "
                         "included (the answer is then 'unknown' with the bounds reached)")
@@ -119,7 +124,8 @@ def _single(args) -> int:
     from ioverify._io import write_text
     from ioverify.game.rules import require_variant
     from ioverify.search.apart import default_processes
-    from ioverify.search.pebbling import IMPLEMENTED, budget_record, pebble, state_cap
+    from ioverify.search.pebbling import (IMPLEMENTED, budget_record, pebble, state_cap,
+                                          upper_end)
     from ioverify.verdict import Unknown, exit_code, verdict_to_json
 
     start = time.monotonic()  # --timeout bounds the whole command, reading the DAG included
@@ -130,17 +136,22 @@ def _single(args) -> int:
         raise InvalidArgument(f"--proof-kind needs --proof DIR (where to write the "
                               f"{args.proof_kind} proof)")
     _check_proof_folder(args.proof, _proof_kind(args, variant))
+    _check_upper_end(args)
     dag = read_dag_within(args.dag, start, args.timeout)
     if args.proof is not None and dag is not None:
         _check_proof_variant(dag, variant, _proof_kind(args, variant))
     if dag is None:
         verdict = Unknown("timeout while reading the DAG: nothing searched", variant=variant.name)
     else:
-        verdict = pebble(dag, args.memory, variant=variant,
-                         claim_lower_bound=args.claim_lower_bound, timeout=args.timeout,
-                         progress=progress_printer(), method=args.method, rlimit=args.rlimit,
-                         max_states=args.max_states, started=start,
-                         processes=min(2, args.jobs) if args.jobs else default_processes())
+        limits = dict(timeout=args.timeout, progress=progress_printer(), method=args.method,
+                      rlimit=args.rlimit, max_states=args.max_states, started=start,
+                      processes=min(2, args.jobs) if args.jobs else default_processes())
+        if args.claim_upper_end is not None:
+            verdict = upper_end(dag, args.memory, args.claim_upper_end, variant=variant,
+                                **limits)
+        else:
+            verdict = pebble(dag, args.memory, variant=variant,
+                             claim_lower_bound=args.claim_lower_bound, **limits)
     doc = verdict_to_json(verdict, dag, seconds=time.monotonic() - start)
     doc["budget"] = budget_record(rlimit=args.rlimit, timeout=args.timeout, seed=0,
                                   max_states=state_cap(args.method, args.max_states, dag))
@@ -159,6 +170,19 @@ def _single(args) -> int:
     if args.schedule_out and schedule is not None:  # after the verdict: a bad path loses nothing
         write_text(json.dumps(schedule.to_dict(dag), indent=1), args.schedule_out)
     return code
+
+
+def _check_upper_end(args) -> None:
+    """--claim-upper-end is a claim of its own: not with a claimed lower bound, and its
+    schedule is its proof (--proof writes proofs of lower bounds)."""
+    from ioverify.errors import InvalidArgument
+
+    if args.claim_upper_end is None:
+        return
+    for option, value in (("--claim-lower-bound", args.claim_lower_bound),
+                          ("--proof", args.proof)):
+        if value is not None:
+            raise InvalidArgument(f"--claim-upper-end is checked alone, not with {option}")
 
 
 def _proof_kind(args, variant) -> str:
@@ -315,7 +339,7 @@ def describe(verdict, doc: dict) -> str:
     a verified bound that tests nothing says so."""
     from ioverify.verdict import describe as text
 
-    vacuous = doc["status"] == "verified" and (doc["method"] == "trivial-bound"
-                                               or doc["lower_bound"] <= 0)
+    vacuous = doc["status"] == "verified" and doc["lower_bound"] is not None and (
+        doc["method"] == "trivial-bound" or doc["lower_bound"] <= 0)  # a lower bound's
     return (f"{doc['status']}: {text(verdict)}; {doc['variant']}, {doc['seconds']:.2f} s"
             + ("; vacuous: the trivial bound already implies the claim" if vacuous else ""))

@@ -72,8 +72,8 @@ from ioverify.game.lemmas import (SINGLE_USE, compute_demands, single_use_lemma,
 from ioverify.game.replay import replay
 from ioverify.game.rules import (ONE_SHOT, Schedule, Variant, check_memory, infeasibility,
                                  require_variant)
-from ioverify.verdict import (Bounded, Evidence, Infeasible, Optimal, Refuted, Unknown, Verdict,
-                              Verified)
+from ioverify.verdict import (Attained, Bounded, Evidence, Infeasible, Optimal, Refuted, Unknown,
+                              Verdict, Verified)
 from ioverify.dag import symmetry
 from ioverify.encode import cnf, pebbling
 from ioverify.game import abstraction
@@ -345,6 +345,30 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
         if type(error).__name__ != "Z3Exception" or "memory" not in str(error).lower():
             raise
         return _out_of_memory(st, f"Z3 ran out of memory ({error})")
+
+
+def upper_end(dag: DAG, memory: int, at_most: int, *, variant: str | Variant = "recompute",
+              **limits) -> Verdict:
+    """Whether some schedule of ``dag`` with ``memory`` red pebbles costs at most ``at_most``
+    I/O: the claimed lower bound ``at_most`` + 1 turned round (``pebble``, ``limits`` its other
+    keyword arguments).  A schedule that refutes that bound, replayed here again, attains the
+    claim (``Attained``, evidence ``replay``); a proof of that bound refutes the claim, on the
+    same evidence; anything else is what ``pebble`` answered."""
+    if isinstance(at_most, bool) or not isinstance(at_most, int) or at_most < 0:
+        raise InvalidArgument(f"at_most must be an integer >= 0, got {at_most!r}")
+    name = require_variant(variant, IMPLEMENTED, "the pebbling search").name
+    found = pebble(dag, memory, variant=variant, claim_lower_bound=at_most + 1, **limits)
+    if isinstance(found, Refuted) and found.schedule is not None:
+        replayed = replay(dag, found.schedule, memory, name)
+        if not replayed.ok or replayed.io > at_most:
+            raise InternalError(f"the search's schedule does not attain {at_most}: "
+                                f"{replayed.describe()}")
+        return Attained(replayed.io, at_most, found.schedule, Evidence("replay"), name)
+    if isinstance(found, Verified):  # the re-check derives this reason word for word
+        return Refuted(None, None, at_most, name,
+                       f"every schedule needs >= {at_most + 1} I/O, above the claimed upper end "
+                       f"{at_most} ({found.evidence.kind})", found.evidence)
+    return found
 
 
 def _out_of_memory(st: _State, why: str) -> Verdict:
