@@ -18,8 +18,9 @@ bound L: refuted by a replayed schedule of I/O < L, or verified by a complete ar
 output names it), or a claimed upper end U: verified by a replayed schedule of I/O <= U, or
 refuted by a proof that every schedule needs more than U. A work budget (--rlimit,
 --max-states) stops the search at the same point on every machine, unlike --timeout; hitting
-any limit gives 'unknown' with the bounds reached, never a proof. Exit 0: optimal or verified; 1: refuted; 2: bad input (an unknown or unsupported
---variant too); 3: unknown, bounded (nothing proved beyond a horizon) or infeasible M.
+any limit gives 'unknown' with the bounds reached, never a proof. Exit 0: optimal or
+verified; 1: refuted; 2: bad input (an unknown or unsupported --variant too); 3: unknown,
+bounded (nothing proved beyond a horizon) or infeasible M.
 With --memory LO..HI or --variant both: the whole curve, one --timeout for all of it, answers
 carried between cells (a schedule to larger M and from one-shot to recompute, a proved lower bound
 to smaller M and from recompute to one-shot), every schedule replayed at its cell's M and variant;

@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ioverify import _signals
-from ioverify._check import positive
+from ioverify._check import integer, positive
 from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.beam import beam_schedule
@@ -354,8 +354,7 @@ def upper_end(dag: DAG, memory: int, at_most: int, *, variant: str | Variant = "
     keyword arguments).  A schedule that refutes that bound, replayed here again, attains the
     claim (``Attained``, evidence ``replay``); a proof of that bound refutes the claim, on the
     same evidence; anything else is what ``pebble`` answered."""
-    if isinstance(at_most, bool) or not isinstance(at_most, int) or at_most < 0:
-        raise InvalidArgument(f"at_most must be an integer >= 0, got {at_most!r}")
+    at_most = integer("at_most", at_most, 0)
     name = require_variant(variant, IMPLEMENTED, "the pebbling search").name
     found = pebble(dag, memory, variant=variant, claim_lower_bound=at_most + 1, **limits)
     if isinstance(found, Refuted) and found.schedule is not None:
