@@ -21,9 +21,10 @@ from ioverify.certificate.closed import SearchCertificateRejected, _Game, check_
 from ioverify.certificate.format import SINGLE_USE_RELIES_ON
 from ioverify.certificate.recheck import check_file
 from ioverify.cli import main
-from ioverify.dag import DAG as Graph, attention_forward, matmul, pyramid
+from ioverify.dag import DAG as Graph, approximate_attention, attention_forward, matmul, pyramid
 from ioverify.dag.jsonio import dag_to_dict
 from ioverify.errors import EXIT_OK
+from ioverify.game import exhaustive
 from ioverify.game.exhaustive import INFINITY, _Search, exhaustive_optimum
 from ioverify.game.rules import require_variant
 from ioverify.search.proof import CLOSED_FILE, closed_text, search_certificate
@@ -63,6 +64,23 @@ def test_accepted_at_the_optimum_and_not_one_above(name, dag, memory, optimum, v
     assert states == sum(1 for line in text.splitlines() if line.startswith("s "))
     assert "leaves room below" in rejected(dag, memory, variant, optimum + 1, text) or \
         "does not reach" in rejected(dag, memory, variant, optimum + 1, text)
+
+
+@pytest.mark.parametrize("lazy", [True, False], ids=["keyed-when-popped", "keyed-when-stored"])
+@pytest.mark.parametrize("memory, optimum", [(4, 14), (5, 11)])
+def test_accepted_whichever_image_of_a_configuration_the_search_expanded(monkeypatch, lazy,
+                                                                         memory, optimum):
+    """The search expands the image of a configuration it reached, and N16 takes that image's
+    first eager vertex; the listed image may have that vertex's image elsewhere in vertex
+    order, so the checker tries the blocks of each eager vertex (the first alone rejected both
+    of these one-shot certificates of approximate_attention(2,1,1), 3 automorphisms, with
+    the keys made canonical when stored)."""
+    monkeypatch.setattr(exhaustive, "LAZY_GROUP", 3 if lazy else 64)
+    dag = approximate_attention(2, 1, 1)
+    text = certificate(dag, memory, "one-shot", optimum)
+    assert text.count("\na ") == 3
+    assert check_closed(dag, memory, True, optimum, text) > 0
+    assert "leaves room below" in rejected(dag, memory, "one-shot", optimum + 1, text)
 
 
 @settings(max_examples=40, deadline=None)

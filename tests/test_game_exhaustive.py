@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from ioverify.dag import DAG, attention_forward, binary_tree, matmul, pyramid
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.game import replay
-from ioverify.game import exhaustive
+from ioverify.game import engine, exhaustive
 from ioverify.game.exhaustive import SearchResult, exhaustive_optimum
 from ioverify.certificate import closed
 from ioverify.strategies import dags, memory_sizes, schedules
@@ -527,11 +527,12 @@ def test_a_schedule_failing_replay_raises(monkeypatch):
 
 
 @functools.cache
-def symmetries(family: str):
+def symmetries(family: str, module=exhaustive):
     """The automorphisms of a DAG over 4-part keys (matmul(2,2,2): 15 besides the identity;
-    attention_forward(2,2): 15, applied with 3 to 20 shifts each)."""
+    attention_forward(2,2): 15, applied with 3 to 20 shifts each), in the search copy
+    ``module``."""
     dag = matmul(2, 2, 2) if family == "matmul" else attention_forward(2, 2)
-    return exhaustive._Symmetry(dag, 4), len(dag)
+    return module._Symmetry(dag, 4), len(dag)
 
 
 @settings(max_examples=60)
@@ -549,9 +550,34 @@ def test_canonical_keys_are_invariant_under_the_automorphisms(data):
                    if key >> (part * n + v) & 1)
 
     image = image_of(key, perm)
-    assert exhaustive._apply(symmetry.moves[symmetry.group.index(perm)], key) == image
+    masks, offsets = symmetry.shifts[symmetry.group.index(perm)]
+    full = (1 << n) - 1
+    assert sum(exhaustive._mask_image(masks, offsets, key >> part * n & full) << part * n
+               for part in range(4)) == image
     assert symmetry.canonical(image) == symmetry.canonical(key)
     assert symmetry.canonical(key) == min([key] + [image_of(key, p) for p in symmetry.group])
+
+
+@settings(max_examples=60)
+@given(st.data())
+def test_canonical_keys_compare_tied_parts_further_down(data):
+    """The least image is found a part at a time (``_Symmetry.canonical``): keys whose upper
+    parts every automorphism fixes (empty, or all vertices) tie there, and are decided below,
+    in either search copy."""
+    family = data.draw(st.sampled_from(["matmul", "attention"]))
+    symmetry, n = symmetries(family)
+    full = (1 << n) - 1
+    parts = [data.draw(st.sampled_from([0, full, None])) for _ in range(4)]
+    key = sum((data.draw(st.integers(0, full)) if part is None else part) << i * n
+              for i, part in enumerate(parts))
+
+    def image_of(key, perm):
+        return sum(1 << (part * n + perm[v]) for part in range(4) for v in range(n)
+                   if key >> (part * n + v) & 1)
+
+    least = min([key] + [image_of(key, p) for p in symmetry.group])
+    assert symmetry.canonical(key) == least
+    assert symmetries(family, engine.search())[0].canonical(key) == least
 
 
 def test_search_result_is_frozen():

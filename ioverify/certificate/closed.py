@@ -26,7 +26,8 @@ In one-shot, when |R| < M, a vertex c is EAGER if an output is reachable from it
 computed, its predecessors are all red, and one of them, p, has no successor other than c
 from which an output is reachable left to compute, and is either without blue and no
 output, or blue while c is an output; where eager vertices exist, the blocks from the
-configuration are the block of the first eager vertex in vertex order alone.
+configuration are those of one eager vertex alone (check (3) passes if it passes for the
+blocks of any one of them).
 The NORMAL FORM theorem (proved in ``ioverify.game.exhaustive``, N1-N16, and restated in
 docs/explanation/proofs.md): if some complete schedule costs q, then some schedule of
 I/O <= q is a sequence of blocks from the start (R, F, C empty, B the inputs) followed by
@@ -75,8 +76,9 @@ where the twins differed are idle in both results, which are twins.
 The CHECK, for the listed configurations L with their numbers g(L):
   (1) the start is listed with g = 0, or LOWER(start) >= BELOW;
   (2) a listed goal (in recompute, owing nothing) has g + (its outputs without blue) >= BELOW;
-  (3) for every other listed L and every block from L of cost w to L': some image of L', or of
-      its twin without blue on its idle vertices, under the listed automorphisms is listed with
+  (3) for every other listed L and every block from L of cost w to L' (where L has eager
+      vertices: every block of one of them, whichever passes): some image of L', or of its
+      twin without blue on its idle vertices, under the listed automorphisms is listed with
       g <= g(L) + w, or g(L) + w + LOWER(L') >= BELOW.
 
 THE FLOOR (one-shot; how (3) is checked for the blocks of one vertex c at once).  Let R0 be
@@ -122,8 +124,9 @@ a composition t_i of listed automorphisms is listed with g <= w_0 + ... + w_(i-1
 by (1) with s'_0 = s_0, unless LOWER(start) >= BELOW > Q, impossible.  Step: an
 automorphism maps blocks to blocks of the same cost, and eager vertices to eager vertices (the
 definitions above use only predecessors, inputs, outputs and M), and twins share both (TWINS).
-If t_i(s'_i) has an eager vertex, its first e is the image of an eager vertex of s_i, and by
-the theorem the schedule may be taken to continue from s_i with that vertex's block, keeping
+If t_i(s'_i) has eager vertices, the one e whose blocks (3) checked is the image of an eager
+vertex of s_i, and by the theorem the schedule may be taken to continue from s_i with that
+vertex's block, keeping
 its blocks up to s_i and I/O <= q (in one-shot a schedule has one block per vertex computed,
 so this happens at most once per block).  So block i, carried to the twin and by t_i, is a
 block from the listed t_i(s'_i) to an image of a twin of s_(i+1), which (3) checked: either an
@@ -196,20 +199,36 @@ def _check_one(game, listed, canonical, key: int, g: int, number: int, below: in
                  f"line {number}: a goal reached with I/O {g} + "
                  f"{(outputs & ~blue).bit_count()} final stores, below {below}")
         return
+    # (3), for the blocks of one eager vertex if there are any (any one will do: N16 holds
+    # for each, and the search expanded another image of this configuration, whose first
+    # eager vertex may map to any of them), else for every block
+    tries = iter(game.eagers(red, blue, computed) or [None])
+    failure = _uncovered(game, listed, canonical, g, below, key, next(tries))
+    if failure is not None and all(_uncovered(game, listed, canonical, g, below, key, c)
+                                   is not None for c in tries):
+        _reject(f"line {number}: {failure}")
+
+
+def _uncovered(game, listed, canonical, g: int, below: int, key: int,
+               vertex: int | None) -> str | None:
+    """What (3) finds wrong with the blocks from the configuration ``key`` reached with I/O
+    ``g`` (only those of ``vertex`` if it is given), or None if every one passes."""
+    red, blue, fresh, computed = game.unpack(key)
     for cost, c, nred, nblue, nfresh, ncomputed in game.blocks(red, blue, fresh, computed,
-                                                               below - g):
+                                                               below - g, vertex):
         reached = g + cost
-        if reached + (outputs & ~nblue).bit_count() >= below:
+        if reached + (game.outputs & ~nblue).bit_count() >= below:
             continue  # the stores still to come alone reach BELOW
         image = _listed_image(game, listed, canonical, reached, nred, nblue, nfresh, ncomputed)
         if image is not None and image[0] <= reached:
             continue
         lower = game.lower(nred, nblue, ncomputed, below - reached)
         if reached + lower < below:
-            _reject(f"line {number}: the block computing {game.names[c]} (I/O {reached} so far) "
-                    f"leads to a configuration that is "
+            return (f"the block computing {game.names[c]} (I/O {reached} so far) leads to a "
+                    f"configuration that is "
                     + ("not listed" if image is None else f"listed with g = {image[0]}")
                     + f" and whose lower bound {lower} leaves room below {below}")
+    return None
 
 
 def _listed_image(game, listed, canonical, reached: int, red: int, blue: int, fresh: int,
@@ -262,17 +281,18 @@ class _Game:
         return key & full, key >> n & full, key >> 2 * n & full, key >> 3 * n & full
 
     def blocks(self, red: int, blue: int, fresh: int, computed: int,
-               budget: float = INFINITE):
-        """(cost, c, red, blue, fresh, computed) after every block from the configuration;
-        with a finite ``budget``, not those that THE FLOOR (module docstring, in each
-        variant) shows have w + LOWER after them at ``budget`` or more."""
+               budget: float = INFINITE, vertex: int | None = None):
+        """(cost, c, red, blue, fresh, computed) after every block from the configuration
+        (those of ``vertex`` alone if it is given; else, where there are eager vertices, those
+        of the first); with a finite ``budget``, not those that THE FLOOR (module docstring,
+        in each variant) shows have w + LOWER after them at ``budget`` or more."""
         size, memory = red.bit_count(), self.memory
         # What a block computes (recompute) and stores of what it evicts without blue: the
         # live vertices (recompute); the outputs and the red vertices with a successor, from
         # which an output is reachable, left to compute (one-shot).
         stores = self._needed(red, blue, computed)
-        eager = self._eager(red, blue, computed) if self.one_shot and size < memory else None
-        for c in self.computable if eager is None else (eager,):
+        eager = self.eagers(red, blue, computed)[:1] if vertex is None else [vertex]
+        for c in eager or self.computable:
             bit = 1 << c
             if red & bit or (computed & bit if self.one_shot else not stores >> c & 1):
                 continue
@@ -337,21 +357,26 @@ class _Game:
             return others & ~self._live(blue) & ((1 << self.n) - 1)
         return computed & others & ~self._pending(computed)
 
-    def _eager(self, red: int, blue: int, computed: int) -> int | None:
-        """One-shot, |R| < M: the first EAGER vertex (module docstring), or None."""
-        for c in self.computable:
-            bit = 1 << c
-            if computed & bit or self.preds[c] & ~red:
-                continue
-            for p in _bits(self.preds[c]):
-                if self.succs[p] & ~computed != bit:
-                    continue  # c is not its last successor left to compute
-                if blue >> p & 1:
-                    if self.outputs >> c & 1:
-                        return c
-                elif not self.outputs >> p & 1:
-                    return c
-        return None
+    def eagers(self, red: int, blue: int, computed: int) -> list[int]:
+        """The EAGER vertices (module docstring) in vertex order: none but in one-shot with
+        |R| < M."""
+        if not self.one_shot or red.bit_count() >= self.memory:
+            return []
+        return [c for c in self.computable if self._is_eager(c, red, blue, computed)]
+
+    def _is_eager(self, c: int, red: int, blue: int, computed: int) -> bool:
+        bit = 1 << c
+        if computed & bit or self.preds[c] & ~red:
+            return False
+        for p in _bits(self.preds[c]):
+            if self.succs[p] & ~computed != bit:
+                continue  # c is not its last successor left to compute
+            if blue >> p & 1:
+                if self.outputs >> c & 1:
+                    return True  # blue, while c is an output
+            elif not self.outputs >> p & 1:
+                return True  # without blue, and no output
+        return False
 
     def _collected(self, cost, c, red, blue, fresh, computed):
         """The block's end: the FINISHED outputs are stored, then every red vertex that is

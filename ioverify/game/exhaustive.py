@@ -225,6 +225,7 @@ replayed by the independent replayer before it is returned; a replay failure rai
 
 from __future__ import annotations
 
+import gc
 import time
 from typing import Any
 from dataclasses import dataclass
@@ -258,9 +259,13 @@ _EVICTION_SET = 8
 _EVICTION_MEMO_MAX = 1 << 16
 # With at least this many automorphisms (besides the identity) configurations are made
 # canonical when popped, not when stored (``_Search.run``): attention_forward(2,2), 15 of them,
-# at M = 8 one-shot 19.1 s -> 6.9 s; approximate_attention(2,1,2), 3, at M = 7 one-shot below
-# 14, 27.3 s -> 30.2 s and twice the configurations.
-LAZY_GROUP = 8
+# at M = 8 one-shot 19.1 s -> 6.9 s.  With 3 (attention_backward(2,1), approximate_attention,
+# attention_forward(2,1)) it was 8 until 2026-11-29, when a canonical key per successor cost
+# more than the images stored apart: attention_backward(2,1) at M = 5 one-shot, level 28 after
+# 36.1 s -> 17.1 s (2.5 times the configurations); attention_forward(2,1) at M = 3 recompute,
+# complete, 13.6 s -> 11.4 s; approximate_attention(2,1,2) at M = 5 one-shot below 20,
+# complete, 24.6 s -> 18.6 s (docs/performance.md).
+LAZY_GROUP = 3
 # ``farmed_steps``: configurations sent to a process at a time (one expansion takes a tenth of
 # a millisecond to a few; a batch, a few milliseconds of a process's work for a round trip).
 FARM_BATCH = 32
@@ -330,6 +335,24 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     return result
 
 
+class FewerCollections:
+    """A context in which Python's cyclic collector looks at its youngest generation after
+    ``YOUNG_COLLECTION`` new containers instead of its default 700, the threshold it had put
+    back on leaving.  A search makes millions of short-lived tuples and owns no cycles, so most
+    of them die uncollected; results are the same, and the same searches store their
+    configurations 6 to 27 % sooner (docs/performance.md)."""
+
+    YOUNG_COLLECTION = 100_000
+
+    def __enter__(self) -> None:
+        self.threshold = gc.get_threshold()
+        gc.set_threshold(max(self.threshold[0], self.YOUNG_COLLECTION), self.threshold[1],
+                         self.threshold[2])
+
+    def __exit__(self, *exc: object) -> None:
+        gc.set_threshold(*self.threshold)
+
+
 class ExhaustiveRun:
     """``exhaustive_optimum`` a slice of time at a time: ``advance(until)`` searches until the
     ``time.monotonic()`` value ``until`` and pauses there (between two configurations, never
@@ -391,7 +414,8 @@ class ExhaustiveRun:
         if max_states is not None:
             search.cap = max_states
         try:
-            next(self._steps)
+            with FewerCollections():
+                next(self._steps)
         except StopIteration as end:
             self.seconds += time.monotonic() - start
             self.result = self._finish(*end.value)
@@ -1214,8 +1238,8 @@ class _Search:
         configurations are never popped
         (attention_forward(2,2), 15 automorphisms, at M = 8: 6,735 of 539,934), so this makes
         far fewer canonical keys, at the price of storing images of one configuration apart
-        (1.4 times the configurations there; with 3 automorphisms, approximate_attention(2,1,2)
-        at M = 7, twice as many, and slower).  Either way a popped configuration whose orbit
+        (1.4 times the configurations there; with 3 automorphisms, 1.4 to 2.5 times as many,
+        and still sooner: ``LAZY_GROUP``).  Either way a popped configuration whose orbit
         is closed is passed over.  With a consistent heuristic, which takes the same value on a
         whole orbit, the first configuration of an orbit popped has the orbit's smallest g, so
         closing the orbit with it is right; the first goal popped (N7) is optimal: every state
@@ -1750,26 +1774,28 @@ class _Symmetry:
     of n bits (red, blue, fresh and, in one-shot, computed), each permuted alike.
 
     A permutation is applied as a few shifts: the vertices v with the same offset
-    perm[v] - v form one mask (repeated in every part), and the image is the OR of each mask's
-    bits of the key shifted by its offset.  The DAG families number their vertices in regular
-    blocks, so an automorphism has few offsets (3 to 20 on attention_forward(2,2), whose keys
-    have 184 bits), and the image costs a few big-integer operations instead of a table look-up
-    per byte."""
+    perm[v] - v form one mask, and the image of a mask is the OR of its bits under each of
+    those masks shifted by its offset.  The DAG families number their vertices in regular
+    blocks, so an automorphism has few offsets (3 to 20 on attention_forward(2,2)).  The
+    least image is found a part at a time, from the most significant: an image whose first
+    part differs from the best one's is decided there, and most are, so the image of one
+    n-bit mask per automorphism is all that is usually built (``canonical``)."""
 
     MAX_GROUP = 64  # larger groups cost more per state than they save: then none is used
 
     def __init__(self, dag: DAG, parts: int, deadline: float | None = None):
         self.n = n = len(dag)
         self.parts = parts
+        self.full = (1 << n) - 1
         # Empty past MAX_GROUP or the deadline: a subset of the group would not give one
         # canonical key per orbit, and the trivial group is always sound.
         group = symmetry.checked_automorphisms(dag, self.MAX_GROUP, deadline)
         identity = tuple(range(n))
-        self.group = [perm for perm in group if perm != identity]
-        self.moves = [_shift_moves(perm, parts, deadline) for perm in self.group]
-        if None in self.moves:  # the deadline passed: no symmetry, as for a large group
-            self.group, self.moves = [], []
-        self.canonical = _compiled_canonical(self.moves)
+        self.group: list[tuple[int, ...]] = [perm for perm in group if perm != identity]
+        shifts = [_signed_shifts(perm, deadline) for perm in self.group]
+        if None in shifts:  # the deadline passed: no symmetry, as for a large group
+            self.group, shifts = [], []
+        self.shifts: list = shifts
 
     def keep_only(self, keep) -> None:
         """Keep the automorphisms g with ``keep(g)`` (the caller's guarantee: they form a
@@ -1777,18 +1803,71 @@ class _Symmetry:
         before the search starts."""
         kept = [i for i, perm in enumerate(self.group) if keep(perm)]
         self.group = [self.group[i] for i in kept]
-        self.moves = [self.moves[i] for i in kept]
-        self.canonical = _compiled_canonical(self.moves)
+        self.shifts = [self.shifts[i] for i in kept]
+
+    def canonical(self, key: int) -> int:
+        """The least of ``key`` and its images.  Keys compare as their parts do, the most
+        significant first, so each image is compared with the best so far a part at a time,
+        on n-bit masks, a part's image made only when every part above it ties: most images
+        are decided by their first part (a test compares the value with the least of the
+        whole images)."""
+        if not self.shifts:
+            return key
+        n, full, parts = self.n, self.full, self.parts
+        mine = [key >> part * n & full for part in range(parts)]
+        best = mine
+        for masks, offsets in self.shifts:
+            part = parts - 1
+            while True:
+                image = _mask_image(masks, offsets, mine[part])
+                if image != best[part]:
+                    if image < best[part]:
+                        best = [_mask_image(masks, offsets, mine[other]) if other < part
+                                else image if other == part else best[other]
+                                for other in range(parts)]
+                    break
+                if part == 0:  # an image equal to the best
+                    break
+                part -= 1
+        if best is mine:
+            return key
+        least = 0
+        for part in range(parts):
+            least |= best[part] << part * n
+        return least
 
 
-def _shift_moves(perm: tuple[int, ...], parts: int, deadline: float | None = None):
+def _signed_shifts(perm: tuple[int, ...], deadline: float | None = None):
+    """``perm`` on one n-bit mask as (masks, offsets): the vertices v of one offset
+    perm[v] - v form one mask, which moves by that offset (negative: to lower bits); None if
+    ``deadline`` passes."""
+    by_offset: dict[int, int] = {}
+    for v, w in enumerate(perm):
+        if deadline is not None and v % 4096 == 0 and time.monotonic() > deadline:
+            return None
+        by_offset[w - v] = by_offset.get(w - v, 0) | 1 << v
+    offsets = sorted(by_offset)
+    return [by_offset[offset] for offset in offsets], offsets
+
+
+def _mask_image(masks: list[int], offsets: list[int], mask: int) -> int:
+    """The image of one n-bit ``mask`` under the shifts of ``_signed_shifts``."""
+    image = 0
+    for i in range(len(masks)):
+        offset = offsets[i]
+        if offset >= 0:
+            image |= (mask & masks[i]) << offset
+        else:
+            image |= (mask & masks[i]) >> -offset
+    return image
+
+
+def _shift_moves(perm: tuple[int, ...], parts: int):
     """``perm`` as (lefts, rights): (mask, shift) pairs whose shifted masked keys OR to the
-    image of a key of ``parts`` masks of n = len(perm) bits; None if ``deadline`` passes."""
+    image of a key of ``parts`` masks of n = len(perm) bits."""
     n = len(perm)
     by_offset: dict[int, list[int]] = {}
     for v in range(n):
-        if deadline is not None and v % 4096 == 0 and time.monotonic() > deadline:
-            return None
         by_offset.setdefault(perm[v] - v, []).append(v)
     lefts: list[tuple[int, int]] = []
     rights: list[tuple[int, int]] = []
@@ -1829,17 +1908,6 @@ def _compiled_canonical(moves, first=None):
     scope: dict = {}
     exec(compile("\n".join(lines), "<canonical>", "exec"), scope)  # noqa: S102 (our own text)
     return scope["canonical"]
-
-
-def _apply(moves, key: int) -> int:
-    """The image of ``key`` under the shift moves of ``_shift_moves``."""
-    lefts, rights = moves
-    image = 0
-    for mask, shift in lefts:
-        image |= (key & mask) << shift
-    for mask, shift in rights:
-        image |= (key & mask) >> shift
-    return image
 
 
 def _in_time(deadline: float | None) -> None:

@@ -183,10 +183,12 @@ def _worker(source, sink) -> None:
             resource.setrlimit(resource.RLIMIT_AS,
                                (memory_limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
         deadline = time.monotonic() + seconds
-        search = engine.search().ExhaustiveRun(dag, memory, variant, deadline=deadline).search
-        while (data := _receive(source)) is not None:
-            tag, tasks = marshal.loads(data)
-            _send(sink, marshal.dumps(("made", tag, _expansions(search, tasks, deadline))))
+        module = engine.search()
+        search = module.ExhaustiveRun(dag, memory, variant, deadline=deadline).search
+        with module.FewerCollections():  # as the search it works for
+            while (data := _receive(source)) is not None:
+                tag, tasks = marshal.loads(data)
+                _send(sink, marshal.dumps(("made", tag, _expansions(search, tasks, deadline))))
     except MemoryError:
         _send(sink, marshal.dumps(("out of memory",)))
     except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
