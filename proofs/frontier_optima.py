@@ -30,7 +30,7 @@ DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
                    "recompute": {3: 15, 4: 9, 5: 5, 6: 4}}
 # approximate_attention(2, 1, 2) (37 vertices, the smallest degree-2 instance with two query
 # rows): inputs plus outputs is 8; the whole one-shot curve (M = 3 since the search forgets idle
-# blue, N17); in recompute M = 6 is 14 (`pebble`, 130 s on two processes with the compiled
+# blue, N17); in recompute M = 6 is 14 (`pebble`, 121 s on two processes with the compiled
 # search, 299 s with the Python one, past the check's budget), and below it
 # only brackets are proved, their upper ends 42, 25 and 19 at M = 3, 4 and 5, one below the
 # one-shot optima (docs/performance.md).
@@ -320,7 +320,7 @@ CLAIMS = [
               "(the beams find 26, and the search below it stores what A* must close; 75 s "
               "on a faster machine before the search forgot the blue of idle vertices), and "
               "M = 3 about 18 s (only [41, 44] was proved in 60 s before). In recompute at "
-              "M = 6 `pebble` proves 14, three below the one-shot optimum, in 129.7 s on two "
+              "M = 6 `pebble` proves 14, three below the one-shot optimum, in 121 s on two "
               "processes (299 s with the Python search; [11, 15] in 60 s before the last "
               "level below its limit was expanded partially), past the check's budget. At "
               "M = 3 to 5 in recompute only brackets are proved: the bound over its parts "
