@@ -119,7 +119,7 @@ def test_a_child_told_to_farm_goes_on_with_workers_and_finds_the_optimum(monkeyp
     monkeypatch.setattr(farm, "workers", workers)
     monkeypatch.setattr(apart, "REPORT_EVERY", 0.0)  # a report after every configuration
     dag = attention_forward(2, 1)
-    messages = _messages((dag, 4, "recompute", None, 60.0, 100_000, None, 2), ("farm",))
+    messages = _messages((dag, 4, "recompute", None, 60.0, 1_000_000, None, 2), ("farm",))
     assert started == [2] and messages[0][0] == "level" and messages[-1][0] == "result"
     assert messages[-1][1].optimum == exhaustive_optimum(dag, 4, "recompute").optimum
 
