@@ -202,20 +202,20 @@ def _check_one(game, listed, canonical, key: int, g: int, number: int, below: in
     # (3), for the blocks of one eager vertex if there are any (any one will do: N16 holds
     # for each, and the search expanded another image of this configuration, whose first
     # eager vertex may map to any of them), else for every block
-    tries = iter(game.eagers(red, blue, computed) or [None])
-    failure = _uncovered(game, listed, canonical, g, below, key, next(tries))
-    if failure is not None and all(_uncovered(game, listed, canonical, g, below, key, c)
-                                   is not None for c in tries):
+    config = (red, blue, fresh, computed)
+    tries = iter([[c] for c in game.eagers(red, blue, computed)] or [game.computable])
+    failure = _uncovered(game, listed, canonical, g, below, config, next(tries))
+    if failure is not None and all(_uncovered(game, listed, canonical, g, below, config, among)
+                                   is not None for among in tries):
         _reject(f"line {number}: {failure}")
 
 
-def _uncovered(game, listed, canonical, g: int, below: int, key: int,
-               vertex: int | None) -> str | None:
-    """What (3) finds wrong with the blocks from the configuration ``key`` reached with I/O
-    ``g`` (only those of ``vertex`` if it is given), or None if every one passes."""
-    red, blue, fresh, computed = game.unpack(key)
-    for cost, c, nred, nblue, nfresh, ncomputed in game.blocks(red, blue, fresh, computed,
-                                                               below - g, vertex):
+def _uncovered(game, listed, canonical, g: int, below: int, config: tuple[int, int, int, int],
+               among: list[int]) -> str | None:
+    """What (3) finds wrong with the blocks of the vertices ``among`` from the configuration
+    ``config`` (red, blue, fresh, computed) reached with I/O ``g``, or None if every one
+    passes."""
+    for cost, c, nred, nblue, nfresh, ncomputed in game.blocks(*config, below - g, among):
         reached = g + cost
         if reached + (game.outputs & ~nblue).bit_count() >= below:
             continue  # the stores still to come alone reach BELOW
@@ -281,18 +281,20 @@ class _Game:
         return key & full, key >> n & full, key >> 2 * n & full, key >> 3 * n & full
 
     def blocks(self, red: int, blue: int, fresh: int, computed: int,
-               budget: float = INFINITE, vertex: int | None = None):
+               budget: float = INFINITE, among: list[int] | None = None):
         """(cost, c, red, blue, fresh, computed) after every block from the configuration
-        (those of ``vertex`` alone if it is given; else, where there are eager vertices, those
-        of the first); with a finite ``budget``, not those that THE FLOOR (module docstring,
-        in each variant) shows have w + LOWER after them at ``budget`` or more."""
+        (only those of the vertices ``among`` if it is given; else, where there are eager
+        vertices, those of the first); with a finite ``budget``, not those that THE FLOOR
+        (module docstring, in each variant) shows have w + LOWER after them at ``budget`` or
+        more."""
         size, memory = red.bit_count(), self.memory
         # What a block computes (recompute) and stores of what it evicts without blue: the
         # live vertices (recompute); the outputs and the red vertices with a successor, from
         # which an output is reachable, left to compute (one-shot).
         stores = self._needed(red, blue, computed)
-        eager = self.eagers(red, blue, computed)[:1] if vertex is None else [vertex]
-        for c in eager or self.computable:
+        if among is None:
+            among = self.eagers(red, blue, computed)[:1] or self.computable
+        for c in among:
             bit = 1 << c
             if red & bit or (computed & bit if self.one_shot else not stores >> c & 1):
                 continue

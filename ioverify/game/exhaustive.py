@@ -1866,13 +1866,10 @@ def _shift_moves(perm: tuple[int, ...], parts: int):
     """``perm`` as (lefts, rights): (mask, shift) pairs whose shifted masked keys OR to the
     image of a key of ``parts`` masks of n = len(perm) bits."""
     n = len(perm)
-    by_offset: dict[int, list[int]] = {}
-    for v in range(n):
-        by_offset.setdefault(perm[v] - v, []).append(v)
+    masks, offsets = _signed_shifts(perm)
     lefts: list[tuple[int, int]] = []
     rights: list[tuple[int, int]] = []
-    for offset, vertices in sorted(by_offset.items()):
-        mask = _mask_of(vertices, n)
+    for mask, offset in zip(masks, offsets):
         repeated = sum(mask << (part * n) for part in range(parts))
         (lefts if offset >= 0 else rights).append((repeated, abs(offset)))
     return lefts, rights
