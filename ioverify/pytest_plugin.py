@@ -89,12 +89,12 @@ class ObligationItem(pytest.Item):
         self.obligation = obligation
 
     def runtest(self):
-        from ioverify.claims.run import Budget, run
+        from ioverify.claims.run import Budget, budget_for, run
 
         config = self.config
         budget = Budget(timeout=config.getoption("ioverify_budget"),
                         seed=config.getoption("ioverify_seed"))
-        result = run(self.obligation, budget)
+        result = run(self.obligation, budget_for(self.obligation, budget))
         verdict = result.verdict
         from ioverify.verdict import exit_code
 

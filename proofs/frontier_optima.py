@@ -53,19 +53,28 @@ FORWARD_31_OPTIMA = {"one-shot": {7: 18, 8: 16, 9: 14, 10: 13, 11: 12},
 # attention_backward(2, 1) (56 vertices, the first seed's instance): inputs plus outputs is 18,
 # reached from M = 13 on (ENDPOINT_CELLS); one above it at M = 12 in one-shot, three at M = 11.
 BACKWARD = "attention-backward-2x1-optima"
-BACKWARD_21_OPTIMA = {"one-shot": {11: 21, 12: 19}}
+# At M = 3, the smallest feasible M, 65 in one-shot (`pebble` on two processes, 70 s,
+# 2026-11-29: the check runs it alone, on both cores, with twice its budget).
+BACKWARD_21_OPTIMA = {"one-shot": {3: 65, 11: 21, 12: 19}}
 # sparse_forward(causal 3, 1) (36 vertices): inputs plus outputs is 12; every one-shot M is
 # settled (M = 3 and 4 since the rows share their inputs' cost in the abstraction bound); in
-# recompute M = 4 is 21 (`pebble` on two processes, 54 s; 93 s in one, too close to the
-# check's budget for a checked cell), M = 3 is 35 (`pebble`, 191 s, past that budget).
+# recompute M = 4 is 21 (`pebble` on two processes, 55 s; 149 s in one, past the check's
+# budget: the check runs it alone on both cores), M = 3 is 35 (`pebble`, 191 s, past that
+# budget).
 SPARSE_OPTIMA = {"one-shot": {3: 35, 4: 21, 5: 16, 6: 14, 7: 13, 8: 12},
-                 "recompute": {5: 16, 6: 14, 7: 13, 8: 12}}
+                 "recompute": {4: 21, 5: 16, 6: 14, 7: 13, 8: 12}}
 # sparse_backward(causal 3, 1) (84 vertices, past the issue's 64-vertex class): inputs plus
 # outputs is 27, reached at M = 14 in both variants; the one-shot cells just below it
 # (`ioverify bench frontier --only sparse_backward --cell-limit 300`, 2026-11-28: 29 at M = 12
 # in 28.6 s, 28 at M = 13 in 20.3 s, 27 at M = 14 in 5 s, two processes); below M = 12, and in
 # recompute below M = 14, only brackets are proved (docs/performance.md).
 SPARSE_BACKWARD_OPTIMA = {"one-shot": {12: 29, 13: 28, 14: 27}, "recompute": {14: 27}}
+# matmul(3, 3, 3) (63 vertices, chain sums): one above its inputs plus outputs (27) at M = 14,
+# in both variants (`pebble` on two processes: 53 s one-shot, 56 s recompute, 2026-11-29; 84 s
+# in one process, too close to the check's budget: the check runs each alone, on both cores);
+# 29 at M = 13 (370 s), past that budget.
+MATMUL_333 = "matmul-3x3x3-optima"
+MATMUL_333_OPTIMA = {14: 28}
 # The largest frontier instances at the M where ``pebble`` proves them at inputs plus outputs
 # within the check's budget: (family, parameters, label, M, inputs plus outputs).
 ENDPOINT_CELLS = (("attention-backward", {"n": 2, "d": 1},
@@ -74,13 +83,17 @@ ENDPOINT_CELLS = (("attention-backward", {"n": 2, "d": 1},
 
 
 def _searches(claim: str, family: str, params: dict, optima: dict[str, dict[int, int]],
-              slow: frozenset = frozenset()):
+              slow: frozenset = frozenset(), wide: frozenset = frozenset(),
+              longer: frozenset = frozenset()):
     """One exact search per (M, variant), each with the check's whole budget (a curve shares
     one budget among its cells, too little for the recompute cells of matmul(2, 2, 3)).
     ``slow``: the (variant, M) cells that take most of a minute, marked heavy so that the
-    check starts them first."""
+    check starts them first; ``wide``: those that need both cores to finish well within the
+    budget, which the check runs alone, on every core, before the others; ``longer``: those
+    that need twice the budget even so."""
     return tuple(exact_search(claim, family, params, memory, variant=variant, optimum=q,
-                              heavy=(variant, memory) in slow)
+                              heavy=(variant, memory) in slow, wide=(variant, memory) in wide,
+                              time_factor=2 if (variant, memory) in longer else 1)
                  for variant, cells in optima.items() for memory, q in cells.items())
 
 
@@ -149,36 +162,41 @@ CLAIMS = [
     ),
     Claim(
         id=BACKWARD,
-        title="Exact one-shot optima of attention_backward(2, 1) just below its endpoint",
+        title="Exact one-shot optima of attention_backward(2, 1) at its smallest M and just "
+              "below its endpoint",
         statement="attention_backward(2, 1) (56 vertices, the backward pass of two query rows "
-                  "at d = 1): the one-shot optimum is 21 at M = 11, and 19 at M = 12, one "
-                  "more than its inputs plus outputs (18), which it needs from M = 13 on in "
-                  "both variants (frontier-inputs-plus-outputs).",
+                  "at d = 1): the one-shot optimum is 65 at M = 3, the smallest feasible M, 21 "
+                  "at M = 11, and 19 at M = 12, one more than its inputs plus outputs (18), "
+                  "which it needs from M = 13 on in both variants "
+                  "(frontier-inputs-plus-outputs).",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="one-shot",
         notes="The first cells of the backward instance of the first seed above its trivial "
-              "bound; M = 11 takes about 40 s in one process. In recompute at M = 12 `pebble` "
+              "bound, and its smallest M; M = 11 takes about 40 s in one process, M = 3 about "
+              "70 s on two (the check runs it alone, on both cores, with twice its budget). In recompute at M = 12 `pebble` "
               "proves 19 too, in 446 s (it counts the loads it owes to the vertices it "
               "stored), past the check's budget. In one-shot `pebble` proves 22 at M = 10 "
               "(117 s), 23 at M = 9 (132 s), 26 at M = 8 (225 s, with the floor every "
-              "eviction of a one-shot block pays; [25, 26] after 600 s before) and 65 at "
-              "M = 3, the smallest feasible M (91 s), 29 at M = 7 (528 s) and 32 at M = 6 "
-              "(509 s), past the check's budget; at M = 4 the bracket is [41, 47] after "
+              "eviction of a one-shot block pays; [25, 26] after 600 s before), 29 at M = 7 "
+              "(528 s) and 32 at M = 6 (509 s), past the check's budget; at M = 4 the bracket is [41, 47] after "
               "600 s, and at M = 5 it proves 37 in 700 s ([36, 37] after 600 s). In "
               "recompute it proves 21 at M = 10 and 20 at M = 11, one below the one-shot "
               "optima (423 s and 231 s), and [22, 23] at M = 9 after 600 s and still "
               "after 1,500 s (docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
-                              BACKWARD_21_OPTIMA, frozenset({("one-shot", 11)})),
+                              BACKWARD_21_OPTIMA, frozenset({("one-shot", 11)}),
+                              wide=frozenset({("one-shot", 3)}),
+                              longer=frozenset({("one-shot", 3)})),
     ),
     Claim(
         id=SPARSE,
         title="Exact optima of causal sparse attention, n = 3, d = 1",
         statement="sparse_forward(causal 3, 1) (36 vertices, the 6 allowed pairs of a causal "
                   "mask): one-shot optima M=3: 35, M=4: 21, M=5: 16, M=6: 14, M=7: 13, "
-                  "M=8: 12, the whole one-shot curve; recompute optima M=5: 16, M=6: 14, "
-                  "M=7: 13, M=8: 12 (inputs plus outputs at M = 8).",
+                  "M=8: 12, the whole one-shot curve; recompute optima M=4: 21, M=5: 16, "
+                  "M=6: 14, M=7: 13, M=8: 12 (inputs plus outputs at M = 8): every M but the "
+                  "smallest in recompute.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="one-shot",
@@ -186,13 +204,15 @@ CLAIMS = [
               "proved with the abstraction bound whose query rows share the cost of the keys "
               "and values they read (docs/explanation/pebbling-search.md). The recompute "
               "cell at M = 5 takes about 56 s (the search proving no recompute schedule "
-              "below the one-shot optimum stores 261,608 configurations). In recompute `pebble` "
-              "on two processes proves 21 at M = 4 (about 50 s) and 35 at M = 3 (191 s, "
-              "since the bound's restricted searches learn lower bounds from each other; "
-              "[30, 35] after 60 s and [12, 32] after 300 s before), the one-shot optima, "
-              "past the check's budget (docs/performance.md).",
+              "below the one-shot optimum stores 261,608 configurations). The recompute cell "
+              "at M = 4 takes about 55 s on two processes (149 s in one, past the check's "
+              "budget: the check runs it alone, on both cores). In recompute at M = 3 `pebble` on two processes "
+              "proves 35, the one-shot optimum, in 191 s, past the check's budget (since the "
+              "bound's restricted searches learn lower bounds from each other; [30, 35] after "
+              "60 s and [12, 32] after 300 s before; docs/performance.md).",
         obligations=_searches(SPARSE, "sparse-forward", {"n": 3, "d": 1, "mask": "causal"},
-                              SPARSE_OPTIMA, frozenset({("recompute", 5)})),
+                              SPARSE_OPTIMA, frozenset({("recompute", 5)}),
+                              wide=frozenset({("recompute", 4)})),
     ),
     Claim(
         id=SPARSE_BACKWARD,
@@ -235,15 +255,35 @@ CLAIMS = [
               "stores nothing but the outputs, and one loading a single input twice exists), "
               "so 15 is where it first needs only its inputs and outputs, in both variants: "
               "every needed vertex has one use, so the demand-count lemma makes its recompute "
-              "optima the one-shot ones, and the recompute search runs in one-shot (`pebble` "
-              "at M = 14: 51 s one-shot, 54 s recompute, past the check's budget). At M = 13 "
-              "it needs 29 (`pebble` on two processes, its search's expansions on both: 370 s "
-              "one-shot, 357 s recompute; the search in one process alone, below 30, 570 s) "
-              "(docs/performance.md).",
+              "optima the one-shot ones, and the recompute search runs in one-shot (M = 14 is "
+              "checked in matmul-3x3x3-optima) (docs/performance.md).",
         obligations=tuple(exact_search(ENDPOINTS, family, params, memory, variant=variant,
                                        optimum=q)
                           for family, params, _, memory, q in ENDPOINT_CELLS
                           for variant in ("one-shot", "recompute")),
+    ),
+    Claim(
+        id=MATMUL_333,
+        title="Exact optimum of the 3x3x3 matrix product just below its endpoint",
+        statement="matmul(3, 3, 3) (63 vertices, chain sums): the optimum is 28 at M = 14 in "
+                  "both variants, one more than its inputs plus outputs (27), which it needs "
+                  "from M = 15 on (frontier-inputs-plus-outputs).",
+        source="found by ioverify's exact search (the exact level of the toolkit)",
+        firmness="derived",
+        variant="recompute",
+        notes="No schedule loads each input once and stores nothing but the outputs at "
+              "M = 14, and one loading a single input twice exists. Every needed vertex has "
+              "one use, so the demand-count lemma makes the recompute optimum the one-shot "
+              "one, and the recompute cell is proved by the one-shot search (its certificate "
+              "names the lemma, which its check re-derives). Each cell takes about 55 s on "
+              "two processes (84 s in one): the check runs it alone, on both cores. At "
+              "M = 13 `pebble` on two processes proves 29, its search's expansions farmed "
+              "over both (370 s one-shot, 357 s recompute; the search in one process alone, "
+              "below 30, 570 s), past the check's budget; below M = 13 only brackets are "
+              "proved (docs/performance.md).",
+        obligations=_searches(MATMUL_333, "matmul", {"m": 3, "k": 3, "n": 3},
+                              {"one-shot": MATMUL_333_OPTIMA, "recompute": MATMUL_333_OPTIMA},
+                              wide=frozenset({("one-shot", 14), ("recompute", 14)})),
     ),
     Claim(
         id=MATMUL_223,

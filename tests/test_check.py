@@ -229,3 +229,47 @@ def test_an_interrupted_check_keeps_the_certificates_it_finished(tmp_path, monke
     assert [p.name for p in kept] == ["pyramid-interrupted--000.json"]
     monkeypatch.setattr(runner, "run", real)
     assert main(["certificate", "check", str(kept[0])]) == 0
+
+
+def test_a_wide_obligation_runs_alone_first_on_every_core(tmp_path, caplog):
+    """On a pool, a wide obligation runs before the others, with the budget's processes set to
+    the pool's size (its certificate records it); the others, and every obligation of a serial
+    check, run with one process, and their certificates record the budget as before.  An
+    obligation's time factor multiplies the budget's seconds either way."""
+    import logging
+
+    path = write_claim(tmp_path, "pyramid-wide",
+                       '[(5, {"lower_bound": 5, "heavy": True}), '
+                       '(3, {"optimum": 11, "wide": True}), (4, {"optimum": 7, "time_factor": 3})]')
+    for jobs, wide_processes in (("2", 2), ("1", None)):
+        out = tmp_path / f"jobs{jobs}"
+        with caplog.at_level(logging.INFO, logger="ioverify.check"):
+            caplog.clear()
+            assert main(["check", str(path), "--certificates", str(out), "--docs",
+                         str(out / "p"), "--quiet", "--jobs", jobs]) == 0
+        docs = [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
+        processes = [doc["detail"]["budget"].get("processes") for doc in docs]
+        assert processes == [None, wide_processes, None]
+        assert [doc["detail"]["budget"]["timeout"] for doc in docs] == [120.0, 120.0, 360.0]
+        assert all(doc["obligation"].keys() == {"id", "claim", "kind", "spec", "heavy"}
+                   for doc in docs)
+        finished = [r.getMessage() for r in caplog.records if r.name == "ioverify.check"]
+        assert len(finished) == 3
+        # wide first on a pool; serially it is one heavy obligation among others
+        assert ("M=3" in finished[0]) == (jobs == "2") and "M=4" in finished[2]
+        assert main(["certificate", "check", *map(str, sorted(out.glob("*.json")))]) == 0
+
+
+def test_wide_is_scheduling_not_part_of_the_obligation():
+    from ioverify.claims.claim import Obligation, exact_search
+    from ioverify.errors import InvalidArgument
+
+    wide = exact_search("c", "pyramid", {"height": 3}, 3, optimum=11, wide=True)
+    plain = exact_search("c", "pyramid", {"height": 3}, 3, optimum=11, heavy=True)
+    assert wide.wide and wide.heavy and wide == plain
+    assert wide.to_json() == plain.to_json() and "wide" not in wide.to_json()
+    assert not Obligation.from_json(wide.to_json()).wide
+    longer = exact_search("c", "pyramid", {"height": 3}, 3, optimum=11, time_factor=2)
+    assert longer == exact_search("c", "pyramid", {"height": 3}, 3, optimum=11)
+    with pytest.raises(InvalidArgument, match="time_factor must be an integer >= 1, got 0"):
+        exact_search("c", "pyramid", {"height": 3}, 3, optimum=11, time_factor=0)

@@ -3,7 +3,10 @@ write one certificate per obligation.
 
 Results are identical however they ran (one process, a local pool, or a Dask cluster): each
 obligation is a pure function of its data, the budget and the seed, and results are put back in
-the order the obligations were listed.
+the order the obligations were listed.  One exception, in what is recorded only: a WIDE
+obligation (``Obligation.wide``) on a local pool runs with every core, and its certificate
+records the processes it had and its search's configuration count, which varies a little from
+run to run when its expansions are made on several processes (``ioverify.search.farm``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from ioverify.claims.claim import Claim, Obligation
-from ioverify.claims.run import Budget, ObligationResult, run
+from ioverify.claims.run import Budget, ObligationResult, budget_for, run
 from ioverify.verdict import Verdict, merge
 from ioverify.claims.validate import validate
 from ioverify.errors import InvalidArgument
@@ -42,16 +45,22 @@ def run_all(obligations: list[Obligation], budget: Budget, jobs: int = 1,
             scheduler: str | None = None,
             progress: Callable[[ObligationResult], None] | None = None) -> list[ObligationResult]:
     """Run obligations serially, on ``jobs`` local processes, or on a Dask cluster; the result
-    list is in the order of ``obligations`` whichever way they ran.  Each finished obligation
-    is logged (logger ``ioverify.check``, INFO) with the count done and an estimate of the
-    time left."""
-    order = sorted(range(len(obligations)), key=lambda i: not obligations[i].heavy)
-    items = [(obligations[i].to_json(), budget) for i in order]
+    list is in the order of ``obligations`` whichever way they ran, each with its own budget
+    (``budget_for``).  On a local pool the WIDE ones (``Obligation.wide``) run first, one at a
+    time, each with ``jobs`` processes (``Budget.processes``), then the others, the heavy ones
+    first, one process each.  Each finished obligation is logged (logger ``ioverify.check``,
+    INFO) with the count done and an estimate of the time left."""
+    pooled = not scheduler and jobs > 1
+    order = sorted(range(len(obligations)),
+                   key=lambda i: (not (pooled and obligations[i].wide), not obligations[i].heavy))
+    items = [(obligations[i].to_json(), budget_for(obligations[i], budget, jobs if pooled else 1))
+             for i in order]
     progress = _logged(len(items), progress)
     if scheduler:
         results = _run_dask(items, scheduler)
-    elif jobs > 1:
-        results = _run_pool(items, jobs, progress)
+    elif pooled:
+        alone = sum(1 for i in order if obligations[i].wide)
+        results = _run_pool(items, jobs, progress, alone)
     else:
         results = []
         for item in items:
@@ -78,15 +87,21 @@ def _logged(total: int, progress):
     return report
 
 
-def _run_pool(items, jobs, progress):
+def _run_pool(items, jobs, progress, alone: int = 0):
     """Spawned workers (no inherited solver state) that ignore SIGINT: the parent decides, and on
-    Ctrl-C or SIGTERM it terminates them at once instead of waiting for their searches."""
+    Ctrl-C or SIGTERM it terminates them at once instead of waiting for their searches.  The
+    first ``alone`` items run one at a time (the rest of the pool idle: their searches' own
+    processes use those cores), the others ``jobs`` at a time."""
     import multiprocessing
 
     pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupts)
     try:
         results = []
-        for result in pool.imap(_run_packed, items):
+        for item in items[:alone]:
+            results.append(pool.apply(_run_packed, (item,)))
+            if progress:
+                progress(results[-1])
+        for result in pool.imap(_run_packed, items[alone:]):
             results.append(result)
             if progress:
                 progress(result)

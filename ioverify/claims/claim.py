@@ -50,12 +50,22 @@ class Obligation:
     kind: str
     spec: dict[str, Any]
     heavy: bool = False  # solver-heavy: marked in pytest, scheduled first in ``check``
+    # WIDE: an exact search that ``check`` runs alone, before the others, on every core it has
+    # (``Budget.processes``); TIME_FACTOR: it gets that many times the budget's seconds
+    # (``ioverify.claims.run.budget_for``).  How it runs, not what it checks: not part of the
+    # JSON (the certificate records the budget it ran with).
+    wide: bool = field(default=False, compare=False)
+    time_factor: int = field(default=1, compare=False)
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise InvalidArgument(f"obligation of claim {self.claim!r} has unknown kind "
                                   f"{self.kind!r} (expected one of {', '.join(KINDS)})")
         json.dumps(self.spec)  # must be JSON-able: fail here, not in a worker
+        if isinstance(self.time_factor, bool) or not isinstance(self.time_factor, int) \
+                or self.time_factor < 1:
+            raise InvalidArgument(f"obligation of claim {self.claim!r}: time_factor must be an "
+                                  f"integer >= 1, got {self.time_factor!r}")
 
     @property
     def id(self) -> str:
@@ -154,10 +164,13 @@ class Part:
 
 def exact_search(claim: str, family: str, params: dict, memory: int, *, variant="recompute",
                  lower_bound: int | str | None = None, optimum: int | None = None,
-                 at_most: int | None = None, heavy: bool = False) -> Obligation:
+                 at_most: int | None = None, heavy: bool = False,
+                 wide: bool = False, time_factor: int = 1) -> Obligation:
     """Pebble ``family(**params)`` with ``memory`` red pebbles.  ``lower_bound`` is a number or a
     bound id (evaluated on the instance, rounded up); ``optimum`` an expected exact optimum;
-    ``at_most`` a claimed upper end, checked alone: a schedule of at most that I/O exists."""
+    ``at_most`` a claimed upper end, checked alone: a schedule of at most that I/O exists.
+    ``wide``: ``check`` runs it alone on every core (``Obligation.wide``; heavy too);
+    ``time_factor``: it gets that many times the budget's seconds."""
     spec = {"family": family, "params": params, "memory": memory, "variant": variant}
     if lower_bound is not None:
         spec["lower_bound"] = lower_bound
@@ -165,7 +178,7 @@ def exact_search(claim: str, family: str, params: dict, memory: int, *, variant=
         spec["optimum"] = optimum
     if at_most is not None:
         spec["at_most"] = at_most
-    return Obligation(claim, "exact-search", spec, heavy)
+    return Obligation(claim, "exact-search", spec, heavy or wide, wide, time_factor)
 
 
 def io_curve(claim: str, family: str, params: dict, memories: range | list[int], *,

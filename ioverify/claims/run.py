@@ -8,7 +8,7 @@ names its argument, and anything short of a proof stays ``Unknown`` or ``Bounded
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ioverify.claims.claim import Obligation
@@ -25,16 +25,23 @@ class Budget:
     """Per-obligation limits: seconds for each search, the seed every solver uses, and a work
     budget that stops a search at the same point on every machine: ``rlimit`` per solver call
     (Z3 resource units; Glucose propagations, see ``ioverify.solve.query``) and ``max_states`` for
-    the exhaustive pebbling search (None: the search's own defaults)."""
+    the exhaustive pebbling search (None: the search's own defaults).  ``processes``: how many
+    processes an exact search may use (``pebble``'s ``processes``); ``check`` gives a WIDE
+    obligation every core it has and runs it alone (``ioverify.claims.check.run_all``).  The
+    verdict does not depend on it, only how soon it comes."""
 
     timeout: float = 120.0
     seed: int = 0
     rlimit: int | None = None
     max_states: int | None = None
+    processes: int = 1
 
     def to_json(self) -> dict[str, Any]:
-        return {"timeout": self.timeout, "seed": self.seed, "rlimit": self.rlimit,
-                "max_states": self.max_states}
+        doc = {"timeout": self.timeout, "seed": self.seed, "rlimit": self.rlimit,
+               "max_states": self.max_states}
+        if self.processes > 1:
+            doc["processes"] = self.processes
+        return doc
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,16 @@ class ObligationResult:
     verdict: Verdict
     seconds: float
     detail: dict[str, Any] = field(default_factory=dict)
+
+
+def budget_for(obligation: Obligation, budget: Budget, cores: int = 1) -> Budget:
+    """The budget ``obligation`` runs with: ``budget``'s seconds times its ``time_factor``
+    and, if it is wide (``Obligation.wide``) and runs alone on ``cores`` cores, that many
+    processes."""
+    processes = max(budget.processes, cores) if obligation.wide else budget.processes
+    if obligation.time_factor == 1 and processes == budget.processes:
+        return budget
+    return replace(budget, timeout=budget.timeout * obligation.time_factor, processes=processes)
 
 
 def run(obligation: Obligation, budget: Budget = Budget()) -> ObligationResult:
@@ -80,7 +97,7 @@ def run_exact_search(spec: dict, budget: Budget) -> tuple[Verdict, dict]:
     claim, detail = resolve_lower_bound(spec)
     detail.update(vertices=len(dag), claimed_lower_bound=claim, budget=budget.to_json())
     limits = dict(timeout=budget.timeout, seed=budget.seed, rlimit=budget.rlimit,
-                  max_states=budget.max_states)
+                  max_states=budget.max_states, processes=budget.processes)
     if "at_most" in spec:
         detail["claimed_upper_end"] = spec["at_most"]
         return upper_end(dag, memory, spec["at_most"], variant=variant, **limits), detail
