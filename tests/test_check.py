@@ -257,6 +257,8 @@ def test_a_wide_obligation_runs_alone_first_on_every_core(tmp_path, caplog):
         assert len(finished) == 3
         # wide first on a pool; serially it is one heavy obligation among others
         assert ("M=3" in finished[0]) == (jobs == "2") and "M=4" in finished[2]
+        assert ("alone on every core" in finished[0]) == (jobs == "2")
+        assert all("s left)" in line for line in finished[1:])
         assert main(["certificate", "check", *map(str, sorted(out.glob("*.json")))]) == 0
 
 

@@ -55,11 +55,11 @@ def run_all(obligations: list[Obligation], budget: Budget, jobs: int = 1,
                    key=lambda i: (not (pooled and obligations[i].wide), not obligations[i].heavy))
     items = [(obligations[i].to_json(), budget_for(obligations[i], budget, jobs if pooled else 1))
              for i in order]
-    progress = _logged(len(items), progress)
+    alone = sum(1 for i in order if pooled and obligations[i].wide)
+    progress = _logged(len(items), progress, alone)
     if scheduler:
         results = _run_dask(items, scheduler)
     elif pooled:
-        alone = sum(1 for i in order if obligations[i].wide)
         results = _run_pool(items, jobs, progress, alone)
     else:
         results = []
@@ -71,17 +71,24 @@ def run_all(obligations: list[Obligation], budget: Budget, jobs: int = 1,
     return [by_index[i] for i in range(len(obligations))]
 
 
-def _logged(total: int, progress):
+def _logged(total: int, progress, alone: int = 0):
     """``progress`` with a log line per result: done of total, and the time left estimated
-    from the mean wall time per result so far."""
-    start, done = time.monotonic(), [0]
+    from the mean wall time per result so far; the first ``alone`` results (the wide
+    obligations, run one at a time) say so instead, and the estimate counts from the end of
+    them (each takes a minute where most of the others take a second)."""
+    start, done = [time.monotonic()], [0]
 
     def report(result: ObligationResult) -> None:
         done[0] += 1
-        elapsed = time.monotonic() - start
-        left = elapsed / done[0] * (total - done[0])
-        LOG.info("[%d/%d] %-10s %s (%.1f s; about %.0f s left)", done[0], total,
-                 result.verdict.status, result.obligation.id, result.seconds, left)
+        if done[0] <= alone:
+            start[0] = time.monotonic()
+            LOG.info("[%d/%d] %-10s %s (%.1f s; alone on every core)", done[0], total,
+                     result.verdict.status, result.obligation.id, result.seconds)
+        else:
+            elapsed = time.monotonic() - start[0]
+            left = elapsed / (done[0] - alone) * (total - done[0])
+            LOG.info("[%d/%d] %-10s %s (%.1f s; about %.0f s left)", done[0], total,
+                     result.verdict.status, result.obligation.id, result.seconds, left)
         if progress:
             progress(result)
     return report

@@ -22,11 +22,13 @@ def register(sub) -> None:
     p.add_argument("paths", nargs="*", help="claim files or folders (default: shipped proofs)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--jobs", "-j", type=positive_int, default=min(4, os.cpu_count() or 1),
-                   help="local processes (default: the cores, at most 4)")
+                   help="local processes (default: the cores, at most 4); a wide obligation "
+                        "runs alone first, on all of them")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster (needs the 'distributed' extra)")
     p.add_argument("--budget", type=positive_float, default=120.0, metavar="SECONDS",
-                   help="time limit per search obligation (default 120)")
+                   help="time limit per search obligation (default 120; an obligation "
+                        "with a time factor gets that many times it)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="solver seed (default 0)")
     p.add_argument("--rlimit", type=positive_int, default=None, metavar="N",
                    help="work budget per solver call (Z3 resource units; Glucose propagations), "
