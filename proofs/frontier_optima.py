@@ -69,12 +69,12 @@ SPARSE_OPTIMA = {"one-shot": {3: 35, 4: 21, 5: 16, 6: 14, 7: 13, 8: 12},
 # in 28.6 s, 28 at M = 13 in 20.3 s, 27 at M = 14 in 5 s, two processes); below M = 12, and in
 # recompute below M = 14, only brackets are proved (docs/performance.md).
 SPARSE_BACKWARD_OPTIMA = {"one-shot": {12: 29, 13: 28, 14: 27}, "recompute": {14: 27}}
-# matmul(3, 3, 3) (63 vertices, chain sums): one above its inputs plus outputs (27) at M = 14,
-# in both variants (`pebble` on two processes: 53 s one-shot, 56 s recompute, 2026-11-29; 84 s
-# in one process, too close to the check's budget: the check runs each alone, on both cores);
-# 29 at M = 13 (370 s), past that budget.
+# matmul(3, 3, 3) (63 vertices, chain sums, 144 automorphisms): one above its inputs plus
+# outputs (27) at M = 14 and two above at M = 13, in both variants (`pebble` in one process,
+# the search keying configurations by the whole group: 13 s and 49 s, 2026-11-29); 30 at
+# M = 12 (170 s on two processes), past the check's budget.
 MATMUL_333 = "matmul-3x3x3-optima"
-MATMUL_333_OPTIMA = {14: 28}
+MATMUL_333_OPTIMA = {13: 29, 14: 28}
 # The largest frontier instances at the M where ``pebble`` proves them at inputs plus outputs
 # within the check's budget: (family, parameters, label, M, inputs plus outputs).
 ENDPOINT_CELLS = (("attention-backward", {"n": 2, "d": 1},
@@ -255,8 +255,8 @@ CLAIMS = [
               "stores nothing but the outputs, and one loading a single input twice exists), "
               "so 15 is where it first needs only its inputs and outputs, in both variants: "
               "every needed vertex has one use, so the demand-count lemma makes its recompute "
-              "optima the one-shot ones, and the recompute search runs in one-shot (M = 14 is "
-              "checked in matmul-3x3x3-optima) (docs/performance.md).",
+              "optima the one-shot ones, and the recompute search runs in one-shot (M = 13 and "
+              "14 are checked in matmul-3x3x3-optima) (docs/performance.md).",
         obligations=tuple(exact_search(ENDPOINTS, family, params, memory, variant=variant,
                                        optimum=q)
                           for family, params, _, memory, q in ENDPOINT_CELLS
@@ -264,26 +264,26 @@ CLAIMS = [
     ),
     Claim(
         id=MATMUL_333,
-        title="Exact optimum of the 3x3x3 matrix product just below its endpoint",
-        statement="matmul(3, 3, 3) (63 vertices, chain sums): the optimum is 28 at M = 14 in "
-                  "both variants, one more than its inputs plus outputs (27), which it needs "
-                  "from M = 15 on (frontier-inputs-plus-outputs).",
+        title="Exact optima of the 3x3x3 matrix product at the two M below its endpoint",
+        statement="matmul(3, 3, 3) (63 vertices, chain sums): the optimum is 29 at M = 13 and "
+                  "28 at M = 14 in both variants, two and one more than its inputs plus outputs "
+                  "(27), which it needs from M = 15 on (frontier-inputs-plus-outputs).",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="recompute",
         notes="No schedule loads each input once and stores nothing but the outputs at "
               "M = 14, and one loading a single input twice exists. Every needed vertex has "
               "one use, so the demand-count lemma makes the recompute optimum the one-shot "
-              "one, and the recompute cell is proved by the one-shot search (its certificate "
-              "names the lemma, which its check re-derives). Each cell takes about 55 s on "
-              "two processes (84 s in one): the check runs it alone, on both cores. At "
-              "M = 13 `pebble` on two processes proves 29, its search's expansions farmed "
-              "over both (370 s one-shot, 357 s recompute; the search in one process alone, "
-              "below 30, 570 s), past the check's budget; below M = 13 only brackets are "
-              "proved (docs/performance.md).",
+              "one, and the recompute cells are proved by the one-shot search (each "
+              "certificate names the lemma, which its check re-derives). The search keys its "
+              "configurations by all 144 automorphisms of the DAG: in one process M = 14 "
+              "takes about 13 s and M = 13 about 50 s (before, with no symmetry past 64 "
+              "automorphisms, 84 s and 570 s). At M = 12 `pebble` on two processes proves 30 "
+              "in 170 s, past the check's budget; at M = 11 it proves [30, 34] in 600 s "
+              "(docs/performance.md).",
         obligations=_searches(MATMUL_333, "matmul", {"m": 3, "k": 3, "n": 3},
                               {"one-shot": MATMUL_333_OPTIMA, "recompute": MATMUL_333_OPTIMA},
-                              wide=frozenset({("one-shot", 14), ("recompute", 14)})),
+                              slow=frozenset({("one-shot", 13), ("recompute", 13)})),
     ),
     Claim(
         id=MATMUL_223,

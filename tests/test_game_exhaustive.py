@@ -75,7 +75,7 @@ def test_below_finds_optimum_or_proves_none():
 
 def test_budgets_give_incomplete_results():
     dag = binary_tree(8)
-    result = exhaustive_optimum(dag, 3, max_states=50)
+    result = exhaustive_optimum(dag, 3, max_states=10)  # the whole search stores 40
     assert not result.complete and result.optimum is None and "state budget" in result.reason
     result = exhaustive_optimum(attention_forward(2, 1), 3, deadline=time.monotonic())
     assert not result.complete and result.optimum is None and "deadline" in result.reason
@@ -110,6 +110,25 @@ def test_a_passed_deadline_stops_a_large_search_at_once():
         assert (after is None) == (deadline is not None)
     assert exhaustive._Symmetry(matmul(2, 2, 2), 3, past).group == []
     assert len(exhaustive._Symmetry(matmul(2, 2, 2), 3).group) == 15  # all but the identity
+
+
+def test_groups_of_more_than_64_automorphisms_are_used(monkeypatch):
+    """The search keys configurations by groups of up to ``_Symmetry.MAX_GROUP`` (512)
+    automorphisms; it used none past 64.  A binary tree of 8 leaves has 128: with them the
+    search finds the optimum it finds without any, storing fewer configurations, and its
+    schedule replays at that cost."""
+    tree = binary_tree(8)
+    assert len(exhaustive._Symmetry(tree, 4).group) == 127
+    cells = [(memory, variant) for memory in (3, 4, 5) for variant in ("one-shot", "recompute")]
+    with_group = {cell: exhaustive_optimum(tree, *cell) for cell in cells}
+    monkeypatch.setattr(exhaustive._Symmetry, "MAX_GROUP", 64)
+    assert exhaustive._Symmetry(tree, 4).group == []
+    for cell in cells:
+        found, plain = with_group[cell], exhaustive_optimum(tree, *cell)
+        assert found.optimum == plain.optimum and found.states <= plain.states
+        assert replay(tree, found.schedule, *cell).io == found.optimum
+    assert sum(with_group[cell].states for cell in cells) < sum(
+        exhaustive_optimum(tree, *cell).states for cell in cells)
 
 
 def test_no_outputs_costs_nothing():

@@ -108,8 +108,8 @@ RESTRICTED_MAX_STATES = 1_000_000
 # inputs: 46 after one search of between 200,000 and 500,000 configurations, 5.5 s).
 ROOT_MAX_STATES = 1_000_000
 # The most automorphisms the parts' values are keyed by (``key_by``), as for the search's own
-# symmetry (``ioverify.game.exhaustive``): past it, none.
-MAX_GROUP = 64
+# symmetry (``ioverify.game.exhaustive._Symmetry.MAX_GROUP``): past it, none.
+MAX_GROUP = 512
 # Parts with more vertices than this are not built by ``parts_of`` (their restricted searches
 # would cost as much as the game itself).
 PART_MAX_VERTICES = 30
