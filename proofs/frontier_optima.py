@@ -174,16 +174,16 @@ CLAIMS = [
         variant="one-shot",
         notes="The first cells of the backward instance of the first seed above its trivial "
               "bound, and its smallest M; M = 11 takes about 40 s in one process, M = 3 about "
-              "70 s on two (the check runs it alone, on both cores, with twice its budget). In recompute at M = 12 `pebble` "
-              "proves 19 too, in 446 s (it counts the loads it owes to the vertices it "
-              "stored), past the check's budget. In one-shot `pebble` proves 22 at M = 10 "
-              "(117 s), 23 at M = 9 (132 s), 26 at M = 8 (225 s, with the floor every "
-              "eviction of a one-shot block pays; [25, 26] after 600 s before), 29 at M = 7 "
-              "(528 s) and 32 at M = 6 (509 s), past the check's budget; at M = 4 the bracket is [41, 47] after "
-              "600 s, and at M = 5 it proves 37 in 700 s ([36, 37] after 600 s). In "
-              "recompute it proves 21 at M = 10 and 20 at M = 11, one below the one-shot "
-              "optima (423 s and 231 s), and [22, 23] at M = 9 after 600 s and still "
-              "after 1,500 s (docs/performance.md).",
+              "70 s on two (the check runs it alone, on both cores, with twice its budget). "
+              "In recompute at M = 12 `pebble` proves 19 too, in 446 s (it counts the loads "
+              "it owes to the vertices it stored), past the check's budget. In one-shot `pebble` "
+              "proves 22 at M = 10 (117 s), 23 at M = 9 (132 s), 26 at M = 8 (225 s, with the "
+              "floor every eviction of a one-shot block pays; [25, 26] after 600 s before), 29 at "
+              "M = 7 (528 s) and 32 at M = 6 (509 s), past the check's budget; at M = 4 the "
+              "bracket is [41, 47] after 600 s, and at M = 5 it proves 37 in 700 s "
+              "([36, 37] after 600 s). In recompute it proves 21 at M = 10 and 20 at M = 11, one "
+              "below the one-shot optima (423 s and 231 s), and [22, 23] at M = 9 after 600 s and "
+              "still after 1,500 s (docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
                               BACKWARD_21_OPTIMA, frozenset({("one-shot", 11)}),
                               wide=frozenset({("one-shot", 3)}),
@@ -206,10 +206,10 @@ CLAIMS = [
               "cell at M = 5 takes about 56 s (the search proving no recompute schedule "
               "below the one-shot optimum stores 261,608 configurations). The recompute cell "
               "at M = 4 takes about 55 s on two processes (149 s in one, past the check's "
-              "budget: the check runs it alone, on both cores). In recompute at M = 3 `pebble` on two processes "
-              "proves 35, the one-shot optimum, in 191 s, past the check's budget (since the "
-              "bound's restricted searches learn lower bounds from each other; [30, 35] after "
-              "60 s and [12, 32] after 300 s before; docs/performance.md).",
+              "budget: the check runs it alone, on both cores). In recompute at M = 3 "
+              "`pebble` on two processes proves 35, the one-shot optimum, in 191 s, past the "
+              "check's budget (since the bound's restricted searches learn lower bounds from each "
+              "other; [30, 35] after 60 s and [12, 32] after 300 s before; docs/performance.md).",
         obligations=_searches(SPARSE, "sparse-forward", {"n": 3, "d": 1, "mask": "causal"},
                               SPARSE_OPTIMA, frozenset({("recompute", 5)}),
                               wide=frozenset({("recompute", 4)})),

@@ -90,7 +90,7 @@ from ioverify.dag import symmetry
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError
 from ioverify.game import engine
-from ioverify.game.exhaustive import INFINITY, _bits, _Search, least_image
+from ioverify.game.exhaustive import INFINITY, _bits, _Search, _Symmetry, least_image
 from ioverify.game.rules import Variant
 
 # A restricted search stores at most this many configurations (about 430 MB); past it the
@@ -107,9 +107,6 @@ RESTRICTED_MAX_STATES = 1_000_000
 # remembered optimal path (attention_forward(2,2) at M = 3, recompute, the rows sharing their
 # inputs: 46 after one search of between 200,000 and 500,000 configurations, 5.5 s).
 ROOT_MAX_STATES = 1_000_000
-# The most automorphisms the parts' values are keyed by (``key_by``), as for the search's own
-# symmetry (``ioverify.game.exhaustive._Symmetry.MAX_GROUP``): past it, none.
-MAX_GROUP = 512
 # Parts with more vertices than this are not built by ``parts_of`` (their restricted searches
 # would cost as much as the game itself).
 PART_MAX_VERTICES = 30
@@ -122,7 +119,8 @@ class AbstractionBound:
     ``nested``: each restricted search uses the bound over a split of its part
     (``split_part``) as its own heuristic, when the split has two parts or more.  ``group``:
     automorphisms of ``dag`` to key the parts' values by (``key_by``; those not mapping every
-    part onto a part are left out), by default every one (up to ``MAX_GROUP``).  ``learn``:
+    part onto a part are left out), by default every one (up to the search's own cap,
+    ``_Symmetry.MAX_GROUP``; past it, none).  ``learn``:
     each flat part's restricted searches learn lower bounds from each other (module
     docstring; the values are the same either way)."""
 
@@ -165,7 +163,7 @@ class AbstractionBound:
         self.one_shot = variant.at_most_once
         self.restricted_searches = 0  # how many restricted searches ran (for the benchmark)
         if group is None:
-            group = symmetry.checked_automorphisms(dag, MAX_GROUP, deadline)
+            group = symmetry.checked_automorphisms(dag, _Symmetry.MAX_GROUP, deadline)
         self.key_by([perm for perm in group if self.preserved_by(perm)])
 
     def set_deadline(self, deadline: float | None) -> None:
