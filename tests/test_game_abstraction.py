@@ -12,11 +12,11 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from ioverify.dag import (DAG, attention_backward, attention_forward, binary_tree, matmul, pyramid,
-                          sparse_attention_backward)
+                          sparse_attention_backward, sparse_attention_forward)
 from ioverify.errors import DeadlineReached, InternalError
 from ioverify.game import exhaustive
-from ioverify.game.abstraction import (PART_MAX_VERTICES, AbstractionBound,
-                                       attention_backward_rows, parts_of, root_bound,
+from ioverify.game.abstraction import (PART_MAX_VERTICES, AbstractionBound, _disjoint_parts,
+                                       _joined, attention_backward_rows, parts_of, root_bound,
                                        split_part)
 from ioverify.game.exhaustive import INFINITY, exhaustive_optimum, restricted_optimum
 from ioverify.game.rules import COMPUTE, DELETE, LOAD, STORE, variant as variant_record
@@ -491,6 +491,161 @@ def test_the_bound_is_consistent_along_random_schedules_thoroughly(data):
                           data.draw(schedules(dag, memory, variant=name)))
 
 
+# --- capped values and iterative deepening --------------------------------------------------------
+
+def _capped_restricted_searches_agree(case, data):
+    """A restricted search asked only below a limit (``restricted_optimum``'s ``below``) gives
+    the naive optimum with its path when that is below the limit, else a lower bound at least
+    the limit and no path; a series of them, remembering optima and learning or not, stays
+    exact, and every bound learned (from a search that stopped at its limit too) is at most
+    the naive optimum."""
+    dag, memory, part, configurations, weights = case
+    weight = _vertex_weights(dag, weights)
+    n, full = len(dag), (1 << len(dag)) - 1
+    for name, learn in [(name, learn) for name in VARIANTS for learn in (False, True)]:
+        one_shot = name == "one-shot"
+        search = exhaustive._Search(dag, memory, variant_record(name), part=part,
+                                    weights=weights)
+        if learn:
+            search.learn()
+        known: dict[int, float] = {}
+        for red, blue, computed in configurations:
+            true = naive_restricted(dag, memory, one_shot, part, red, blue, computed, weight)
+            below = data.draw(st.integers(0, 12), label="below")
+            value, path = restricted_optimum(search, red, blue, computed, known=known,
+                                             below=below)
+            if true < below:
+                assert value == true and path is not None, name
+                for (r, b, c), remaining in path:
+                    known.setdefault(r | b << n | c << 2 * n, remaining)
+            else:
+                assert below <= value <= true and path is None, name
+        for at, lower in list((search.learned or {}).items())[:40]:
+            r, b, c = at & full, at >> n & full, at >> 2 * n
+            assert lower <= naive_restricted(dag, memory, one_shot, part, r, b, c, weight), name
+
+
+@given(restricted_series(), st.data())
+def test_a_restricted_search_below_a_limit_is_exact_below_it(case, data):
+    _capped_restricted_searches_agree(case, data)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000)
+@given(restricted_series(max_vertices=7), st.data())
+def test_a_restricted_search_below_a_limit_is_exact_below_it_thoroughly(case, data):
+    _capped_restricted_searches_agree(case, data)
+
+
+class _Uncapped(AbstractionBound):
+    """The same bound, which the search asks with no cap (exact values only)."""
+
+    capped = False
+
+
+def _capped_bound_agrees(data, max_vertices):
+    """The bound asked with a cap answers its exact value below the cap and a lower bound at
+    least the cap otherwise, asked in any order (its remembered values and lower bounds
+    included); the search with it stores and pops exactly the configurations it stores with
+    the exact values (the same states, the same answer); and iterative deepening
+    (``deepen``) gives the same answer, and the same level proved, as one search."""
+    dag, memory, parts = data.draw(partitioned(max_vertices))
+    for name in VARIANTS:
+        rules = variant_record(name)
+        exact = _Uncapped(dag, memory, rules, parts)
+        capped = AbstractionBound(dag, memory, rules, parts)
+        for _ in range(data.draw(st.integers(1, 8), label="asks")):
+            red, blue, computed = data.draw(configurations(dag, memory), label="configuration")
+            true = exact(red, blue, computed)
+            cap = data.draw(st.one_of(st.integers(0, 10), st.just(INFINITY)), label="cap")
+            value = capped(red, blue, computed, cap)
+            if true < cap:
+                assert value == true, name
+            else:
+                assert cap <= value <= true, name
+        below = data.draw(st.one_of(st.none(), st.integers(0, 16)), label="below")
+        plain = exhaustive_optimum(dag, memory, name, below=below,
+                                   bound=_Uncapped(dag, memory, rules, parts))
+        one = exhaustive_optimum(dag, memory, name, below=below,
+                                 bound=AbstractionBound(dag, memory, rules, parts))
+        deep = exhaustive_optimum(dag, memory, name, below=below, deepen=True,
+                                  bound=AbstractionBound(dag, memory, rules, parts))
+        assert (one.optimum, one.states, one.lower_bound) == (
+            plain.optimum, plain.states, plain.lower_bound), name
+        assert (deep.optimum, deep.complete, deep.lower_bound) == (
+            plain.optimum, plain.complete, plain.lower_bound), name
+        optimum = naive_optimum(dag, memory, name)
+        assert plain.optimum == (optimum if below is None or optimum < below else None), name
+
+
+@given(st.data())
+def test_the_capped_bound_and_deepening_change_nothing(data):
+    _capped_bound_agrees(data, 6)
+
+
+@pytest.mark.slow
+@settings(max_examples=1000)
+@given(st.data())
+def test_the_capped_bound_and_deepening_change_nothing_thoroughly(data):
+    _capped_bound_agrees(data, 7)
+
+
+def test_deepening_proves_each_level_on_the_way():
+    """A deepening search paused often reports a proved level that never falls and never
+    passes the optimum, and ends at the optimum found by one search."""
+    dag = attention_forward(2, 1)
+    rules = variant_record("recompute")
+    bound = AbstractionBound(dag, 3, rules, parts_of(dag, share_inputs=True), nested=False)
+    run = exhaustive.ExhaustiveRun(dag, 3, rules, bound=bound, deepen=True)
+    levels = []
+    while (result := run.advance(time.monotonic() + 0.01)) is None:
+        levels.append(run.level)
+    assert levels == sorted(levels)
+    assert result.complete and all(level <= result.optimum for level in levels)
+    assert result.optimum == exhaustive_optimum(dag, 3, rules).optimum
+    assert run.floor >= result.optimum - 1  # the level below was proved by a run of its own
+
+
+def test_deepening_needs_a_capped_bound():
+    dag = pyramid(2)
+    with pytest.raises(InternalError, match="deepening"):
+        exhaustive_optimum(dag, 3, "one-shot", deepen=True)
+    with pytest.raises(InternalError, match="deepening"):
+        exhaustive_optimum(dag, 3, "one-shot", deepen=True, bound=_Uncapped(
+            dag, 3, variant_record("one-shot"), [1, 2]))
+
+
+def _joining_keeps_the_bound(data):
+    """Joining the smallest disjoint parts (``_joined``) keeps every vertex in exactly one
+    part, grows no part past the largest, and never lowers the bound at the start."""
+    dag = data.draw(dags(max_vertices=6, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    labels = data.draw(st.lists(st.integers(0, 3), min_size=len(dag), max_size=len(dag)))
+    parts = [mask for i in range(4)
+             if (mask := sum(1 << v for v, label in enumerate(labels) if label == i))]
+    joined = _joined(parts)
+    assert sum(joined) == sum(parts) and len(set(joined)) == len(joined)
+    assert max(p.bit_count() for p in joined) == max(p.bit_count() for p in parts)
+    for name in VARIANTS:
+        rules = variant_record(name)
+        assert root_bound(dag, memory, rules, joined) >= root_bound(dag, memory, rules, parts)
+
+
+@given(st.data())
+def test_joining_small_parts_never_lowers_the_bound(data):
+    _joining_keeps_the_bound(data)
+
+
+def test_small_rows_are_joined_up_to_the_largest():
+    """sparse_forward(causal 3,1): the query rows sharing their inputs have 7, 14 and 21
+    vertices, and the first two are joined (19: they share their inputs); the disjoint rows,
+    7, 12 and 17, are left as they are."""
+    dag = sparse_attention_forward([[j <= i for j in range(3)] for i in range(3)], 1)
+    assert [p.bit_count() for p in parts_of(dag, share_inputs=True)] == [19, 21]
+    assert [p.bit_count() for p in parts_of(dag)] == [7, 12, 17]
+    assert _joined([0b1, 0b110, 0b111000]) == [0b111, 0b111000]
+
+
 # --- parts keyed by the automorphisms --------------------------------------------------------------
 
 def _doubled(dag):
@@ -745,9 +900,10 @@ def test_sharing_the_inputs_lifts_the_root_bound(dag, memory, disjoint, shared):
     read instead of one part paying all and the others none."""
     rules = variant_record("one-shot")
     parts = parts_of(dag, share_inputs=True)
-    assert len(parts) == len(parts_of(dag)) and all(
+    disjoint_parts = _disjoint_parts(dag, PART_MAX_VERTICES)  # before any are joined
+    assert len(parts) == len(disjoint_parts) and all(
         (new & ~old) & ~sum(1 << v for v in dag.inputs) == 0
-        for new, old in zip(parts, parts_of(dag)))
+        for new, old in zip(parts, disjoint_parts))
     assert root_bound(dag, memory, rules, parts_of(dag), nested=False) == disjoint
     assert root_bound(dag, memory, rules, parts, nested=False) == shared
 

@@ -553,7 +553,8 @@ def _exhaustive_evidence(dag, memory, variant, below, figure, log, exact, heuris
         bound = abstraction.AbstractionBound(dag, memory, require_variant(variant, {variant},
                                                                           "the re-check"),
                                              parts, nested=False)
-    result = exhaustive_optimum(dag, memory, variant, below=below, bound=bound)
+    result = exhaustive_optimum(dag, memory, variant, below=below, bound=bound,
+                                deepen=getattr(bound, "capped", False))
     if result.optimum is not None:
         _reject(f"exhaustive re-search finds a {variant} schedule of I/O {result.optimum} below "
                 f"the certified {below}")

@@ -78,8 +78,18 @@ take the largest of the count, that bound and their parent's heuristic less the 
 cost, reopening a closed configuration reached more cheaply (the heuristic is then
 admissible, not consistent; ``learn`` gives the argument).  A restricted search that cannot
 finish (deadline or state cap) has no exact value: it raises ``DeadlineReached`` and the
-exhaustive search stops with the level it had proved.  Pure Python, no solver (trusted base).
-"""
+exhaustive search stops with the level it had proved.
+
+**Capped values.**  The exhaustive search cuts every configuration whose f = g + h reaches its
+limit, so past the room its limit leaves, limit - g, it needs no exact value: the bound is asked
+with that room (``__call__``'s ``cap``) and answers exactly below it, else with a lower bound at
+least the room.  A part is then searched only below what the room leaves it after the parts
+already known, and a search that finds no schedule there gives that as a lower bound on V_P
+(exact: no schedule of the restricted game from c|P costs less), which is remembered apart from
+the exact values (``lows``).  The search keeps its answers exact where they count
+(``_Search._admit``), and deepening its limit one level at a time (``ExhaustiveRun``'s
+``deepen``) keeps nearly every ask capped near the level it closes.  Pure Python, no solver
+(trusted base)."""
 
 from __future__ import annotations
 
@@ -127,6 +137,8 @@ class AbstractionBound:
     # The search may ask the bound at any image of a configuration, not only the canonical
     # one: the parts' values are keyed by the automorphisms here (``key_by``).
     keys_orbits = True
+    # The search may give it the room below its limit (``__call__``'s ``cap``).
+    capped = True
 
     def __init__(self, dag: DAG, memory: int, variant: Variant, parts: list[int],
                  deadline: float | None = None, max_states: int = RESTRICTED_MAX_STATES,
@@ -158,6 +170,8 @@ class AbstractionBound:
         # Per part, V_P by restricted configuration, packed as red | blue << n |
         # computed << 2n (``_Search.pack``): also the restricted searches' known optima.
         self.memos: list[dict[int, float]] = [{} for _ in self.parts]
+        # Per part, lower bounds on V_P by the same keys, from capped searches (``__call__``).
+        self.lows: list[dict[int, float]] = [{} for _ in self.parts]
         self.deadline = deadline
         self.max_states = max_states
         self.one_shot = variant.at_most_once
@@ -220,52 +234,91 @@ class AbstractionBound:
         finally:
             self.max_states = cap
 
-    def __call__(self, red: int, blue: int, computed: int) -> float:
+    def __call__(self, red: int, blue: int, computed: int, cap: float = INFINITY) -> float:
         """sum_P V_P(c|P) (with overlapping parts: its ceiling, the values being in units
-        of 1 / scale), or INFINITY if some part cannot finish."""
-        total, n = 0, self.n
+        of 1 / scale), or INFINITY if some part cannot finish.
+
+        ``cap``: only a value below it is wanted (the search cuts the configuration
+        otherwise, ``_Search._admit``).  The answer is exact if below ``cap``; else it is a
+        lower bound on the sum, at least ``cap``.  The parts with remembered values come
+        first, and each part still to search is searched only below the ROOM the sum leaves
+        it (``restricted_optimum``'s ``below``): if it has no schedule below its room, the
+        room is a lower bound on its V_P, and with the other parts' V_P >= 0 the sum
+        reaches ``cap``.  A CAPPED search of this kind stops at the room instead of going on
+        to the optimum, which may lie several levels above it (sparse_forward(causal 3,1)
+        at M = 3, recompute, below 35: of 2.07 million asks, 1.91 million were cut, and
+        they ran nearly every restricted search); its lower bound is remembered
+        (``lows``) to answer a later ask whose room it reaches."""
+        total, n, scale = 0, self.n, self.scale
         if not self.one_shot:
             computed = 0
+        pending = []
         for i, (part, memo) in enumerate(zip(self.parts, self.memos)):
             key = red & part | (blue & part) << n | (computed & part) << 2 * n
             value = memo.get(key)
             if value is None:
-                value = self._value(i, key)
+                pending.append((i, key))
+                continue
             if value == INFINITY:
                 return INFINITY
             total += value
-        return total if self.scale == 1 else -(-total // self.scale)
+        # The sum reaches ``cap`` once ceil(total / scale) >= cap, that is, once total is at
+        # least ``first`` (in the parts' units of 1 / scale).
+        first = INFINITY if cap == INFINITY else (cap - 1) * scale + 1
+        for i, key in pending:
+            if total >= first:
+                break
+            value = self._value(i, key, INFINITY if first == INFINITY else first - total)
+            if value == INFINITY:
+                return INFINITY
+            total += value
+        return total if scale == 1 else -(-total // scale)
 
-    def _value(self, i: int, key: int) -> float:
+    def _value(self, i: int, key: int, room: float = INFINITY) -> float:
         """V of part i at its restricted configuration ``key``, not in its memo: from its
-        home's memo under its key there, or a restricted search (``key_by``)."""
+        home's memo under its key there, or a restricted search (``key_by``).  ``room``: a
+        value below it is exact, one at or past it may be a lower bound (``__call__``)."""
         image = self.image[i]
-        if image is None:
-            return self._solve(self.searches[i], self.memos[i], key)
-        home = self.home[i]
-        at = image(key)
-        value = self.memos[home].get(at)
+        home = i if image is None else self.home[i]
+        at = key if image is None else image(key)
+        value = None if image is None else self.memos[home].get(at)
         if value is None:
-            value = self._solve(self.searches[home], self.memos[home], at)
-        memo = self.memos[i]
-        if len(memo) >= MEMO_MAX:
-            memo.clear()
-        memo[key] = value
+            low = self.lows[home].get(at, 0)
+            if low >= room:
+                return low
+            value = self._solve(home, at, room)
+            if value >= room and at not in self.memos[home]:  # a lower bound only
+                return value
+        if image is not None:
+            memo = self.memos[i]
+            if len(memo) >= MEMO_MAX:
+                memo.clear()
+            memo[key] = value
         return value
 
-    def _solve(self, search: _Search, memo: dict, key: int) -> float:
-        """V_P from the packed configuration ``key``, by a restricted search that stops at
-        any configuration whose V_P is remembered already (``restricted_optimum``'s
+    def _solve(self, i: int, key: int, room: float = INFINITY) -> float:
+        """V_P of part i from the packed configuration ``key``, by a restricted search that
+        stops at any configuration whose V_P is remembered already (``restricted_optimum``'s
         ``known``: attention_forward(2,2) at M = 4, one-shot, below 37, 374,214
-        configurations in 69.2 s before, 41.9 s after)."""
+        configurations in 69.2 s before, 41.9 s after) and, with a finite ``room``, at the
+        room: then the answer may be a lower bound only, at least ``room``, kept in the
+        part's ``lows`` (``__call__``)."""
         self.restricted_searches += 1
+        memo, lows = self.memos[i], self.lows[i]
         if len(memo) >= MEMO_MAX:
             memo.clear()
         n, full = self.n, (1 << self.n) - 1
         value, path = self.engine.restricted_optimum(
-            search, key & full, key >> n & full, key >> 2 * n, deadline=self.deadline,
-            max_states=self.max_states, known=memo)
+            self.searches[i], key & full, key >> n & full, key >> 2 * n,
+            deadline=self.deadline, max_states=self.max_states, known=memo,
+            below=None if room == INFINITY else room)
+        if path is None:
+            if len(lows) >= MEMO_MAX:
+                lows.clear()
+            lows[key] = value
+            return value
         memo[key] = value
+        lows.pop(key, None)
         for (red, blue, computed), remaining in path:
             memo.setdefault(red | blue << n | computed << 2 * n, remaining)
         return value
@@ -310,20 +363,45 @@ def parts_of(dag: DAG, max_vertices: int = PART_MAX_VERTICES,
 
     ``share_inputs``: each input is then also put in every other part holding one of its
     successors, its cost split evenly among them (``cost_partition``), so the rows pay their
-    share of the keys and values they all read, where the disjoint parts charge one row and
-    make them free for the others; empty if that changes no part or makes one larger than
-    ``max_vertices``.  Neither kind is always stronger (attention_forward(3,1), M = 3: 37
-    disjoint, 45 shared; attention_backward(2,1), M = 5: 26 and 24), so ``pebble`` computes
-    both at the start and keeps the stronger.  Any such parts give a valid bound (module
-    docstring); these only aim at a strong one.  Empty if there is only one part (then the
-    bound is the game itself)."""
+    share of the keys and values they all read, where the disjoint parts charge one row and make
+    them free for the others; empty if that changes no part or makes one larger than
+    ``max_vertices``.  Either kind then has its smallest parts joined while that makes no part
+    larger than the largest (``_joined``).  Neither kind is always stronger
+    (attention_forward(3,1), M = 3: 37 disjoint, 45 shared; attention_backward(2,1), M = 5: 26
+    and 24), so ``pebble`` computes both at the start and keeps the stronger.  Any such parts
+    give a valid bound (module docstring); these only aim at a strong one.  Empty if there is
+    only one part (then the bound is the game itself)."""
     parts = _disjoint_parts(dag, max_vertices)
     if not share_inputs or len(parts) <= 1:
+        parts = _joined(parts)
         return parts if len(parts) > 1 else []
     shared = _share_inputs(dag, parts)
     if shared == parts or any(part.bit_count() > max_vertices for part in shared):
         return []
-    return shared
+    shared = _joined(shared)
+    return shared if len(shared) > 1 else []
+
+
+def _joined(parts: list[int]) -> list[int]:
+    """``parts`` with the two smallest joined into one, again, while the union has no more
+    vertices than the largest part (so no restricted game grows past the largest there is).
+    One part for two never lowers the bound on disjoint parts (the two parts' restricted
+    games are restricted games of the union's, so V_union >= V_P + V_Q by the restriction
+    lemma), and it lets the bound see the two compete for M: sparse_forward(causal 3,1),
+    whose query rows have 7, 14 and 21 vertices with their inputs, at M = 3 in recompute:
+    the rows 19 and 21 start at 30, not 29, and the search with the bound proves nothing
+    below 35 storing 116,468 configurations instead of 269,825 (docs/performance.md).  The
+    union takes the place of the first of the two."""
+    parts = list(parts)
+    while len(parts) > 1:
+        order = sorted(range(len(parts)), key=lambda i: (parts[i].bit_count(), i))
+        first, second = sorted(order[:2])
+        union = parts[first] | parts[second]
+        if union.bit_count() > max(part.bit_count() for part in parts):
+            break
+        parts[first] = union
+        del parts[second]
+    return parts
 
 
 def _disjoint_parts(dag: DAG, max_vertices: int) -> list[int]:

@@ -309,7 +309,8 @@ class SearchResult:
 def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recompute", *,
                        below: int | None = None, max_states: int | None = None,
                        deadline: float | None = None, bound=None,
-                       keep_closed: bool = False, farm=None) -> SearchResult:
+                       keep_closed: bool = False, farm=None,
+                       deepen: bool = False) -> SearchResult:
     """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
     ``Variant``), by A* over configurations (module docstring: normal form N1-N17, heuristic in
     ``_Search.heuristic``).
@@ -325,11 +326,12 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     to about 30 vertices.  ``keep_closed``: a search that finishes with no schedule below
     ``below`` returns its closed configurations (``SearchResult.closed``).  ``farm``: the
     expansions made by other processes (``_Search.farmed_steps``, ``ioverify.search.farm``),
-    with no ``bound`` and no ``keep_closed``.
+    with no ``bound`` and no ``keep_closed``.  ``deepen``: with a capped ``bound``, iterative
+    deepening on the limit (``ExhaustiveRun``): the same answer, often sooner.
     """
     result = ExhaustiveRun(dag, memory, variant, below=below, max_states=max_states,
                            deadline=deadline, bound=bound, keep_closed=keep_closed,
-                           farm=farm).advance()
+                           farm=farm, deepen=deepen).advance()
     if result is None:  # advance() with no pause runs to the end
         raise InternalError("exhaustive search: a run paused with no time to pause at")
     return result
@@ -360,14 +362,33 @@ class ExhaustiveRun:
     the ``SearchResult``.  While paused, ``level`` is proved: every configuration of
     f = g + h below it is expanded, so every schedule costs at least that much (as for a
     search stopped by its deadline).  ``seconds``: the time spent in ``advance`` so far.
-    Arguments as for ``exhaustive_optimum``, which is one ``advance()`` without a pause."""
+    Arguments as for ``exhaustive_optimum``, which is one ``advance()`` without a pause.
+
+    ``deepen`` (with a capped ``bound``, ``_Search._admit``): ITERATIVE DEEPENING on the
+    limit.  The search runs below L + 1, where L is the level proved so far, then, if it
+    finds nothing there, again below the level that run proved plus one, and so on up to
+    ``below``: each run is a whole A* below its own limit (``_Search.steps``), so each proves
+    its limit (or finds the optimum, having proved every level below it), and the last one,
+    below ``below``, is the search asked for.  The runs share the search and the bound,
+    with what they remember (exact values and lower bounds), and nothing else.  Why: with a
+    capped bound a configuration of f at or past the limit costs only a restricted search
+    capped at its room, and with the limit one above the level being closed nearly every
+    configuration stored is one (attention_forward(2,2) at M = 4, recompute, below 37: level
+    33 after 230 s, against level 31 after 300 s in one run; docs/performance.md).  A
+    configuration is then expanded once per run up to its f, a cost the restricted searches
+    saved repay where they dominate.  ``level`` stays the highest proved so far."""
 
     def __init__(self, dag: DAG, memory: int, variant: str | Variant = "recompute", *,
                  below: int | None = None, max_states: int | None = None,
                  deadline: float | None = None, bound=None, keep_closed: bool = False,
-                 farm=None):
+                 farm=None, deepen: bool = False):
         rules = _check_arguments(dag, memory, variant, below, max_states, deadline)
+        if deepen and (farm is not None or not getattr(bound, "capped", False)):
+            raise InternalError("exhaustive search: deepening is for a capped bound, not farmed")
         self.variant, self.memory, self.below, self.dag = rules.name, memory, below, dag
+        self.deepen, self.deadline = deepen, deadline
+        self.floor = 0  # deepening: the level the runs before this one proved
+        self.limit = below  # the limit of the run under way (deepening: a stage's)
         self.seconds = 0.0
         self.level: int | None = None
         self.result: SearchResult | None = None  # set when the search is over
@@ -391,11 +412,18 @@ class ExhaustiveRun:
             search.symmetry.keep_only(bound.preserved_by)
             search.bound = bound
             search.bound_keyed = getattr(bound, "keys_orbits", False)
+            search.bound_capped = getattr(bound, "capped", False)
         search.keep_closed = keep_closed
         self.search = search
         self.seconds = time.monotonic() - start
         search.cap = max_states
-        self._steps = (search.steps(below, deadline) if farm is None
+        if deepen:
+            self.limit = 1 if below is None else min(below, 1)  # the first run: h0 at once
+            # Each run but the last closes every level below its limit, so partial expansion
+            # would only add a second pass (sparse_forward(causal 3,1) at M = 3, recompute,
+            # below 35: 97 s without it, 118 s with it).
+            search.partial = 0
+        self._steps = (search.steps(self.limit, deadline) if farm is None
                        else search.farmed_steps(below, deadline, farm))
 
     @property
@@ -413,16 +441,32 @@ class ExhaustiveRun:
         search.pause = until
         if max_states is not None:
             search.cap = max_states
-        try:
-            with FewerCollections():
-                next(self._steps)
-        except StopIteration as end:
+        while True:
+            try:
+                with FewerCollections():
+                    next(self._steps)
+            except StopIteration as end:
+                if self._deeper(*end.value):
+                    continue
+                self.seconds += time.monotonic() - start
+                self.result = self._finish(*end.value)
+                return self.result
             self.seconds += time.monotonic() - start
-            self.result = self._finish(*end.value)
-            return self.result
-        self.seconds += time.monotonic() - start
-        self.level = search.level
-        return None
+            self.level = max(search.level, self.floor)
+            return None
+
+    def _deeper(self, found, states, stop, level) -> bool:
+        """Deepening (``deepen``): whether the run that just ended, having found nothing and
+        proved ``level`` (at least its limit), is followed by one below ``level + 1``, which
+        then starts.  Not after the last run (its limit ``below``) or one stopped early."""
+        if (not self.deepen or found is not None or stop or self.limit == self.below
+                or level >= INFINITY):
+            return False
+        self.floor = max(self.floor, level)
+        self.limit = self.floor + 1 if self.below is None else min(self.below, self.floor + 1)
+        self.search.closed = None  # ``keep_closed``: only the last run's closed ones count
+        self._steps = self.search.steps(self.limit, self.deadline)
+        return True
 
     def farm_out(self, farm) -> None:
         """From the next ``advance`` on, the expansions made by ``farm``'s processes
@@ -449,6 +493,8 @@ class ExhaustiveRun:
 
     def _finish(self, found, states, stop, level) -> SearchResult:
         search, variant, seconds = self.search, self.variant, self.seconds
+        if found is None and level is not None:
+            level = max(level, self.floor)  # deepening: what the runs before proved
         if found is None:
             if stop:
                 below_level = "" if level is None else f" (no schedule below {level})"
@@ -468,7 +514,7 @@ class ExhaustiveRun:
 
 def restricted_optimum(search: "_Search", red: int, blue: int, computed: int,
                        deadline: float | None = None, max_states: int | None = None,
-                       known: dict[int, int] | None = None):
+                       known: dict[int, int] | None = None, below: int | None = None):
     """The optimal I/O from (red, blue, computed) of the game ``search`` was built for (N9:
     a ``_Search(part=P)`` searches the game restricted to P; only P's bits of the three masks
     matter), with the exact remaining cost of every configuration on the optimal path found:
@@ -483,15 +529,19 @@ def restricted_optimum(search: "_Search", red: int, blue: int, computed: int,
     with a known optimum K as a goal of final cost K instead of searching on from it
     (``_Search.run``: the answer is unchanged, and the searches from neighbouring
     configurations, which meet each other's optimal paths, stop early).  A search that learns
-    (``_Search.learn``) keeps lower bounds from this run for its later ones."""
+    (``_Search.learn``) keeps lower bounds from this run for its later ones.
+
+    ``below``: only an optimum below it is wanted.  If there is one, the answer is as above;
+    else it is (L, None) with L >= ``below`` a lower bound on the optimum (the search found no
+    schedule below ``below``, and stopped there: a CAPPED search, ``AbstractionBound``)."""
     inside = search.full if search.part is None else search.part
     start = (red & inside, blue & inside, computed & inside if search.at_most_once else 0)
-    found, states, stop, _ = search.run(None, max_states, deadline, start_state=start,
-                                        known=known)
+    found, states, stop, proved = search.run(below, max_states, deadline, start_state=start,
+                                             known=known)
     if stop:
         raise DeadlineReached(f"restricted search stopped after {states} states: {stop}")
     if found is None:
-        return INFINITY, []
+        return (INFINITY, []) if below is None else (max(below, proved), None)
     cost, path = found
     n, full, once = search.n, search.full, search.at_most_once
     # On an optimal path the cost still to pay from each configuration is the optimum from it:
@@ -605,6 +655,9 @@ class _Search:
         # ``bound`` takes the same value at every image of a configuration without being
         # given the canonical one, and shares its work between them (``AbstractionBound.key_by``)
         self.bound_keyed = False
+        # ``bound`` takes the room below the search's limit and may answer only a lower
+        # bound past it (``_admit``)
+        self.bound_capped = getattr(bound, "capped", False)
         self.lazy = False  # set by ``run``: configurations made canonical when popped
         self.closed: dict[int, int] | None = None
         self.pause: float | None = None  # ``steps`` pauses once this time has passed
@@ -1162,22 +1215,23 @@ class _Search:
         bounds learned from its earlier ones.  A run from c0 that ends with the optimum V(c0)
         closed each configuration x it expanded with the cost g of a real path from c0 to x, so
         V(x) >= V(c0) - g: else that path followed by an optimal schedule from x would beat
-        V(c0).  In recompute the bound is on V of x's red and blue, whatever loads the path
-        owes there (every completion of x's node is a completion of them); in one-shot on V of
-        (red, blue, computed).  Each later run takes as a successor's heuristic the largest
-        of its count, the bound learned for it, and its parent's heuristic less the block's
-        cost (PATHMAX: the block followed by an optimal completion from the successor is a
-        completion from the parent, so that is no more than the successor's optimum either).
-        Every value is then still a lower bound on the cost of completing the node in the
-        search, and f never falls along a block, but the heuristic need not be consistent: a
-        closed configuration reached again more cheaply is REOPENED (stored and pushed again
-        with its lower g).  A* with an admissible heuristic and reopening pops a goal only at
-        the optimum: some configuration of an optimal path waits in the queue with its optimal
-        g, at an f no more than the optimum.  The path returned is optimal, so the cost still
-        to pay from each of its configurations is that configuration's optimum, as without
-        learning (``restricted_optimum``).  For the flat restricted searches only: with a
-        further ``bound`` the heuristic's memo would keep parents' values, and a search keyed
-        by automorphisms closes orbits for good."""
+        V(c0).  A run asked only below a limit L that finds nothing there (``_exhausted``) learns
+        the same with L, a lower bound on V(c0), in its place.  In recompute the bound is on V of
+        x's red and blue, whatever loads the path owes there (every completion of x's node is a
+        completion of them); in one-shot on V of (red, blue, computed).  Each later run takes as
+        a successor's heuristic the largest of its count, the bound learned for it, and its
+        parent's heuristic less the block's cost (PATHMAX: the block followed by an optimal
+        completion from the successor is a completion from the parent, so that is no more than
+        the successor's optimum either).  Every value is then still a lower bound on the cost of
+        completing the node in the search, and f never falls along a block, but the heuristic
+        need not be consistent: a closed configuration reached again more cheaply is REOPENED
+        (stored and pushed again with its lower g).  A* with an admissible heuristic and
+        reopening pops a goal only at the optimum: some configuration of an optimal path waits
+        in the queue with its optimal g, at an f no more than the optimum.  The path returned is
+        optimal, so the cost still to pay from each of its configurations is that
+        configuration's optimum, as without learning (``restricted_optimum``).  For the flat
+        restricted searches only: with a further ``bound`` the heuristic's memo would keep
+        parents' values, and a search keyed by automorphisms closes orbits for good."""
         if self.bound is not None or self.part is None:
             raise InternalError("exhaustive search: learning is for flat restricted searches")
         self.learned = {}
@@ -1436,9 +1490,14 @@ class _Search:
         return min(limit, max(level + 1, limit - self.partial))
 
     def _exhausted(self, info: dict, closed: dict, limit: int):
-        """The answer when no key is left below the limit: no schedule below it."""
+        """The answer when no key is left below the limit: no schedule below it.  A run
+        from a given start that learns (``learn``) keeps its closed configurations' bounds
+        with ``limit`` for the optimum: the optimum is at least ``limit``, and the argument
+        there needs only a lower bound on it."""
         if self.keep_closed:  # every key stored was pushed below the limit, so popped
             self.closed = closed
+        if limit != INFINITY:
+            self._learn(closed, limit)
         return None, len(info), "", None if limit == INFINITY else limit
 
     def goal(self, key: int) -> bool:
@@ -1507,6 +1566,11 @@ class _Search:
             value: int | None = known.get(hkey) if known else None  # a terminal (``run``)
             if value is None:
                 value = memo.get(hkey)
+            if value is not None and value < 0 and trivial_memo is not memo:
+                if ng - value >= limit:  # a capped bound's answer: at least -value (``_admit``)
+                    beyond = min(beyond, ng - value)
+                    continue
+                value = None
             whole = value is not None  # the heuristic itself, not only its cheap count
             if value is None or value < 0:
                 if trivial_memo is not memo:  # else value is what it holds already
@@ -1541,9 +1605,20 @@ class _Search:
         what is stored, asking ``bound`` for those without their whole heuristic; return the
         least f of those the bound puts at or past ``limit`` (INFINITY if none).  ``lazy``
         (``run``): successors are keyed as reached, and made canonical when popped (a
-        successor whose orbit is closed already is passed over there)."""
+        successor whose orbit is closed already is passed over there).
+
+        A CAPPED bound (``bound_capped``; ``AbstractionBound``) is asked with the room left
+        below the queue's limit, ``queue.limit - g``, and answers exactly below the room; at
+        or past it, it may answer only a lower bound at least as large.  Either way a
+        successor whose f reaches the queue's limit is cut here, as it would be with the
+        exact value, which is no smaller: the search stores, pushes and pops the same
+        configurations, so everything ``steps`` proves stands.  Such an answer is kept in
+        the memo negated, as a lower bound only (``successors`` cuts with it, or asks again);
+        ``limit`` being ``queue.limit`` or less, the least f reported is still a lower bound
+        on every successor cut."""
         n, full, bound, canonical = self.n, self.full, self.bound, self.symmetry.canonical
         lazy, keyed, memo = self.lazy, self.bound_keyed, self.memo
+        capped, top = self.bound_capped, queue.limit
         beyond = INFINITY
         for ng, h, nraw, block, whole in out:
             nkey = nraw if lazy else canonical(nraw)
@@ -1566,8 +1641,14 @@ class _Search:
                 # The bound is the same on an orbit: on the canonical image, so that the
                 # images of one configuration share its work, unless it shares it itself.
                 image = nraw if keyed else canonical(nraw) if lazy else nkey
-                value = bound(image & full, image >> n & full, image >> 3 * n)
-                h = memo[self.pack(nraw)] = max(h, value)
+                if capped:
+                    value = bound(image & full, image >> n & full, image >> 3 * n,
+                                  less(top, ng))
+                    h = max(h, value)
+                    memo[self.pack(nraw)] = -h if ng + h >= top else h
+                else:
+                    value = bound(image & full, image >> n & full, image >> 3 * n)
+                    h = memo[self.pack(nraw)] = max(h, value)
                 if ng + h >= limit:
                     beyond = min(beyond, ng + h)
                     continue

@@ -784,7 +784,7 @@ def _race_with(st: _State, bound, variant: Variant, below: int,
     def run(use):
         return engine.search().ExhaustiveRun(st.dag, st.memory, variant, below=below,
                                              deadline=st.deadline, max_states=max_states,
-                                             bound=use)
+                                             bound=use, deepen=getattr(use, "capped", False))
 
     with_bound = run(bound)
     if st.processes > 1:
@@ -881,7 +881,8 @@ def _search_once(st: _State, claim: int | None, variant: Variant, max_states: in
     with _heartbeat(st, what), _farm(st, variant, farmed) as workers:
         run = engine.search().ExhaustiveRun(st.dag, st.memory, variant, below=below,
                                             deadline=st.deadline, max_states=max_states,
-                                            bound=bound, farm=workers)
+                                            bound=bound, farm=workers,
+                                            deepen=getattr(bound, "capped", False))
         result = _advance_noting(st, run)
     _record(st, variant, result, kind)
     return result
