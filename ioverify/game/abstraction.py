@@ -279,30 +279,35 @@ class AbstractionBound:
         home's memo under its key there, or a restricted search (``key_by``).  ``room``: a
         value below it is exact, one at or past it may be a lower bound (``__call__``)."""
         image = self.image[i]
-        home = i if image is None else self.home[i]
-        at = key if image is None else image(key)
-        value = None if image is None else self.memos[home].get(at)
-        if value is None:
-            low = self.lows[home].get(at, 0)
-            if low >= room:
-                return low
-            value = self._solve(home, at, room)
-            if value >= room and at not in self.memos[home]:  # a lower bound only
-                return value
-        if image is not None:
-            memo = self.memos[i]
-            if len(memo) >= MEMO_MAX:
-                memo.clear()
-            memo[key] = value
+        if image is None:
+            home, at = i, key
+        else:
+            home, at = self.home[i], image(key)
+            value = self.memos[home].get(at)
+            if value is not None:
+                return self._remember(i, key, value)
+        low = self.lows[home].get(at, 0)
+        if low >= room:
+            return low
+        value, exact = self._solve(home, at, room)
+        return self._remember(i, key, value) if exact and image is not None else value
+
+    def _remember(self, i: int, key: int, value: float) -> float:
+        """Keep part i's exact ``value`` at ``key`` in its own memo (a part answering from its
+        home's, ``key_by``), and return it."""
+        memo = self.memos[i]
+        if len(memo) >= MEMO_MAX:
+            memo.clear()
+        memo[key] = value
         return value
 
-    def _solve(self, i: int, key: int, room: float = INFINITY) -> float:
+    def _solve(self, i: int, key: int, room: float = INFINITY) -> tuple[float, bool]:
         """V_P of part i from the packed configuration ``key``, by a restricted search that
         stops at any configuration whose V_P is remembered already (``restricted_optimum``'s
         ``known``: attention_forward(2,2) at M = 4, one-shot, below 37, 374,214
         configurations in 69.2 s before, 41.9 s after) and, with a finite ``room``, at the
         room: then the answer may be a lower bound only, at least ``room``, kept in the
-        part's ``lows`` (``__call__``)."""
+        part's ``lows`` (``__call__``).  Returns (the value, whether it is exact)."""
         self.restricted_searches += 1
         memo, lows = self.memos[i], self.lows[i]
         if len(memo) >= MEMO_MAX:
@@ -316,12 +321,12 @@ class AbstractionBound:
             if len(lows) >= MEMO_MAX:
                 lows.clear()
             lows[key] = value
-            return value
+            return value, False
         memo[key] = value
         lows.pop(key, None)
         for (red, blue, computed), remaining in path:
             memo.setdefault(red | blue << n | computed << 2 * n, remaining)
-        return value
+        return value, True
 
 
 def _image(mask: int, perm: tuple[int, ...]) -> int:
@@ -393,11 +398,12 @@ def _joined(parts: list[int]) -> list[int]:
     below 35 storing 116,468 configurations instead of 269,825 (docs/performance.md).  The
     union takes the place of the first of the two."""
     parts = list(parts)
+    largest = max((part.bit_count() for part in parts), default=0)  # no union passes it
     while len(parts) > 1:
         order = sorted(range(len(parts)), key=lambda i: (parts[i].bit_count(), i))
         first, second = sorted(order[:2])
         union = parts[first] | parts[second]
-        if union.bit_count() > max(part.bit_count() for part in parts):
+        if union.bit_count() > largest:
             break
         parts[first] = union
         del parts[second]
