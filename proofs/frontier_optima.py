@@ -42,7 +42,8 @@ DEGREE_2_ROWS_UPPER_ENDS = {3: 42, 4: 25, 5: 19, 6: 14}
 
 
 # attention_forward(2, 2) (46 vertices): every cell but M = 3 and 4 in recompute; M = 3 is 52
-# there too, past the check's budget (`pebble` proves it in 245 s to 310 s), and M = 4 is open,
+# there too (`pebble` proves it in 68 s on 2026-11-30, 245 s to 310 s on the machine of the
+# earlier measurements, past the check's budget), and M = 4 is open,
 # [33, 36] after 600 s (docs/performance.md).
 FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
                      "recompute": {5: 24, 6: 22, 7: 20, 8: 17, 9: 16}}
@@ -59,7 +60,8 @@ BACKWARD_21_OPTIMA = {"one-shot": {3: 65, 11: 21, 12: 19}}
 # sparse_forward(causal 3, 1) (36 vertices): inputs plus outputs is 12; every one-shot M is
 # settled (M = 3 and 4 since the rows share their inputs' cost in the abstraction bound); in
 # recompute M = 4 is 21 (`pebble` on two processes, 55 s; 149 s in one, past the check's
-# budget: the check runs it alone on both cores), M = 3 is 35 (`pebble`, 125 s, past that
+# budget: the check runs it alone on both cores), M = 3 is 35 (`pebble`, 29 s on two
+# processes on 2026-11-30, but 125 s on the machine of the earlier measurements, past that
 # budget).
 SPARSE_OPTIMA = {"one-shot": {3: 35, 4: 21, 5: 16, 6: 14, 7: 13, 8: 12},
                  "recompute": {4: 21, 5: 16, 6: 14, 7: 13, 8: 12}}
@@ -122,11 +124,10 @@ CLAIMS = [
               "recompute about 20 s and M = 5 recompute about 20 s (the search counting the "
               "loads it owes to the vertices it stored); M = 6 and 7 in recompute about 40 s "
               "and 36 s in one process (one count per eviction class: about 50 s each "
-              "before). At M = 3 in recompute `pebble` proves 52 on two processes in 245 s "
-              "(310 s in the last measurement, the search's limit deepened a level at a "
-              "time), past the check's budget ([51, 52] after 600 s before the bound's "
-              "restricted searches learned lower bounds from each other; one earlier run "
-              "proved it in 229 s and was not reproduced). At M = 4 only a bracket is proved, "
+              "before). At M = 3 in recompute `pebble` proves 52 on two processes in 68 s "
+              "(2026-11-30, the search's limit deepened two levels a run; 245 s to 310 s on "
+              "the slower machine of the earlier measurements, past the check's budget, "
+              "which is why the check leaves it out). At M = 4 only a bracket is proved, "
               "[33, 36] after 600 s (docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
                               FORWARD_22_OPTIMA, frozenset({("recompute", 8), ("recompute", 5),
@@ -208,9 +209,11 @@ CLAIMS = [
               "below the one-shot optimum stores 261,608 configurations). The recompute cell "
               "at M = 4 takes about 55 s on two processes (149 s in one, past the check's "
               "budget: the check runs it alone, on both cores). In recompute at M = 3 "
-              "`pebble` on two processes proves 35, the one-shot optimum, in 125 s, past the "
-              "check's budget (since the bound is asked with a cap, its limit deepened a level "
-              "at a time and its two smaller rows joined; 191 s before; docs/performance.md).",
+              "`pebble` on two processes proves 35, the one-shot optimum, in 29 s (2026-11-30: "
+              "the bound asked with a cap, its limit deepened two levels a run, its two "
+              "smaller rows joined); on the slower machine of the earlier measurements it "
+              "took 125 s, past the check's budget, so the check leaves it out "
+              "(docs/performance.md).",
         obligations=_searches(SPARSE, "sparse-forward", {"n": 3, "d": 1, "mask": "causal"},
                               SPARSE_OPTIMA, frozenset({("recompute", 5)}),
                               wide=frozenset({("recompute", 4)})),

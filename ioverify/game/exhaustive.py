@@ -266,6 +266,14 @@ _EVICTION_MEMO_MAX = 1 << 16
 # complete, 13.6 s -> 11.4 s; approximate_attention(2,1,2) at M = 5 one-shot below 20,
 # complete, 24.6 s -> 18.6 s (docs/performance.md).
 LAZY_GROUP = 3
+# ``ExhaustiveRun``'s deepening: each run's limit this many levels past the level proved.
+# Two halves the runs that expand every level again, and keeps the asks capped near the level
+# being closed (one process, compiled, with the bound; step 1 -> 2 -> 3, 2026-11-30):
+# attention_forward(2,2) at M = 3, recompute, none below 52: 64.8 s -> 53.6 s -> 54.9 s (one
+# run, not deepened: 53.5 s); sparse_forward(causal 3,1) at M = 3, recompute, none below 35:
+# 32.2 s -> 27.7 s -> 27.1 s; attention_forward(2,2) at M = 4, recompute, below 37: level 34
+# after 159.7 s -> 143.0 s -> 138.0 s (in one run, level 31 after 178 s, 2026-11-29).
+DEEPEN_STEP = 2
 # ``farmed_steps``: configurations sent to a process at a time (one expansion takes a tenth of
 # a millisecond to a few; a batch, a few milliseconds of a process's work for a round trip).
 FARM_BATCH = 32
@@ -365,18 +373,19 @@ class ExhaustiveRun:
     Arguments as for ``exhaustive_optimum``, which is one ``advance()`` without a pause.
 
     ``deepen`` (with a capped ``bound``, ``_Search._admit``): ITERATIVE DEEPENING on the
-    limit.  The search runs below L + 1, where L is the level proved so far, then, if it
-    finds nothing there, again below the level that run proved plus one, and so on up to
-    ``below``: each run is a whole A* below its own limit (``_Search.steps``), so each proves
+    limit.  The search runs below L + DEEPEN_STEP, where L is the level proved so far, then,
+    if it finds nothing there, again below the level that run proved plus DEEPEN_STEP, and so
+    on up to ``below``: each run is a whole A* below its own limit (``_Search.steps``), so each proves
     its limit (or finds the optimum, having proved every level below it), and the last one,
     below ``below``, is the search asked for.  The runs share the search and the bound,
     with what they remember (exact values and lower bounds), and nothing else.  Why: with a
     capped bound a configuration of f at or past the limit costs only a restricted search
-    capped at its room, and with the limit one above the level being closed nearly every
-    configuration stored is one (attention_forward(2,2) at M = 4, recompute, below 37: level
-    33 after 230 s, against level 31 after 300 s in one run; docs/performance.md).  A
-    configuration is then expanded once per run up to its f, a cost the restricted searches
-    saved repay where they dominate.  ``level`` stays the highest proved so far."""
+    capped at its room, and with the limit a level or two above the level being closed
+    nearly every configuration stored is one (attention_forward(2,2) at M = 4, recompute,
+    below 37: level 33 after 230 s, against level 31 after 300 s in one run;
+    docs/performance.md).  A configuration is then expanded once per run up to its f, a cost
+    the restricted searches saved repay where they dominate; two levels a run halve it
+    (DEEPEN_STEP).  ``level`` stays the highest proved so far."""
 
     def __init__(self, dag: DAG, memory: int, variant: str | Variant = "recompute", *,
                  below: int | None = None, max_states: int | None = None,
@@ -457,13 +466,15 @@ class ExhaustiveRun:
 
     def _deeper(self, found, states, stop, level) -> bool:
         """Deepening (``deepen``): whether the run that just ended, having found nothing and
-        proved ``level`` (at least its limit), is followed by one below ``level + 1``, which
-        then starts.  Not after the last run (its limit ``below``) or one stopped early."""
+        proved ``level`` (at least its limit), is followed by one below
+        ``level + DEEPEN_STEP``, which then starts.  Not after the last run (its limit
+        ``below``) or one stopped early."""
         if (not self.deepen or found is not None or stop or self.limit == self.below
                 or level >= INFINITY):
             return False
         self.floor = max(self.floor, level)
-        self.limit = self.floor + 1 if self.below is None else min(self.below, self.floor + 1)
+        limit = self.floor + DEEPEN_STEP
+        self.limit = limit if self.below is None else min(self.below, limit)
         self.search.closed = None  # ``keep_closed``: only the last run's closed ones count
         self._steps = self.search.steps(self.limit, self.deadline)
         return True
