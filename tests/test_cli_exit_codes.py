@@ -16,7 +16,7 @@ import textwrap
 import pytest
 
 from ioverify.cli import main
-from ioverify.dag import matmul, pyramid
+from ioverify.dag import attention_forward, matmul, pyramid
 from ioverify.dag.jsonio import dag_to_json
 from ioverify.errors import EXIT_CODES, exit_code_of, worst_exit
 
@@ -25,6 +25,7 @@ from ioverify.errors import EXIT_CODES, exit_code_of, worst_exit
 def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("exit-codes")
     paths = {"pyramid": folder / "pyramid.json", "matmul": folder / "mm.json",
+             "attention": folder / "attention.json",
              "not-json": folder / "bad.json", "schedule": folder / "s.json",
              "claims-refuted": folder / "refuted_claims.py",
              "claims-infeasible": folder / "infeasible_claims.py",
@@ -32,6 +33,7 @@ def files(tmp_path_factory):
              "claims-at-most": folder / "at_most_claims.py", "out": folder}
     paths["pyramid"].write_text(dag_to_json(pyramid(2)))
     paths["matmul"].write_text(dag_to_json(matmul(2, 2, 2)))
+    paths["attention"].write_text(dag_to_json(attention_forward(2, 2)))
     paths["not-json"].write_text("{ not json")
     assert main(["pebble", str(paths["pyramid"]), "-M", "3", "--schedule-out",
                  str(paths["schedule"])]) == 0
@@ -79,7 +81,8 @@ TABLE = [
     ("pebble", "usage", lambda f: ["pebble", f["pyramid"], "-M", "3..4",
                                                   "--claim-upper-end", "9"], 2),
     ("pebble", "infeasible", lambda f: ["pebble", f["pyramid"], "-M", "1"], 3),
-    ("pebble", "unknown", lambda f: ["pebble", f["matmul"], "-M", "3", "--timeout", "0.05"], 3),
+    ("pebble", "unknown", lambda f: ["pebble", f["attention"], "-M", "3", "--timeout", "0.2"],
+     3),
     ("pebble", "malformed", lambda f: ["pebble", f["not-json"], "-M", "3"], 2),
     ("pebble", "usage", lambda f: ["pebble", f["pyramid"]], 2),
     ("replay", "legal", lambda f: ["replay", f["pyramid"], f["schedule"], "-M", "3"], 0),
@@ -261,12 +264,14 @@ def test_schedule_out_writes_the_best_schedule_of_an_open_verdict(files, tmp_pat
     """Issue 19: an unknown verdict with an upper end found a schedule: --schedule-out writes it
     (after the verdict), and it replays at that upper end."""
     out = tmp_path / "best.json"
-    argv = ["pebble", str(files["matmul"]), "-M", "3", "--timeout", "0.05", "--json",
+    # attention_forward(2,2) at M = 3 in recompute takes a minute: open after 0.2 s on any
+    # machine (matmul(2,2,2), used before, is settled within 0.05 s on a fast one).
+    argv = ["pebble", str(files["attention"]), "-M", "3", "--timeout", "0.2", "--json",
             "--schedule-out", str(out)]
     assert _exit_of(argv) == 3
     doc = json.loads(capsys.readouterr().out)
     assert doc["status"] == "unknown" and doc["schedule"] is not None and out.is_file()
-    assert main(["replay", str(files["matmul"]), str(out), "-M", "3", "--json"]) == 0
+    assert main(["replay", str(files["attention"]), str(out), "-M", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["io"] == doc["upper_bound"]
 
 
