@@ -181,9 +181,11 @@ CLAIMS = [
               "it owes to the vertices it stored), past the check's budget. In one-shot `pebble` "
               "proves 22 at M = 10 (117 s), 23 at M = 9 (132 s), 26 at M = 8 (225 s, with the "
               "floor every eviction of a one-shot block pays; [25, 26] after 600 s before), 29 at "
-              "M = 7 (528 s) and 32 at M = 6 (509 s), past the check's budget; at M = 4 the "
-              "bracket is [41, 47] after 600 s, and at M = 5 it proves 37 in 700 s "
-              "([36, 37] after 600 s). In recompute it proves 21 at M = 10 and 20 at M = 11, one "
+              "M = 7 (528 s) and 32 at M = 6 (509 s), past the check's budget; 47 at M = 4 "
+              "(262 s on two processes, 2026-11-30, once the search without the bound may "
+              "store the race's whole state cap after the hand-over; [46, 47] after 600 s "
+              "with half of it), and 37 at M = 5 (315 s the same way; 700 s before), so its "
+              "whole one-shot curve. In recompute it proves 21 at M = 10 and 20 at M = 11, one "
               "below the one-shot optima (423 s and 231 s), and [22, 23] at M = 9 after 600 s and "
               "still after 1,500 s (docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},

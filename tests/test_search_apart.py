@@ -124,17 +124,36 @@ def test_a_child_told_to_farm_goes_on_with_workers_and_finds_the_optimum(monkeyp
     assert messages[-1][1].optimum == exhaustive_optimum(dag, 4, "recompute").optimum
 
 
+def test_a_child_told_to_farm_may_store_the_whole_budget(monkeypatch):
+    """THE HAND-OVER: the search here stops, so the child, given half the race's state
+    budget, may then store all of it: a search that needs more than its half but less than
+    the whole finishes once told, and stops at its half when not told."""
+    monkeypatch.setattr(apart, "REPORT_EVERY", 0.0)
+    dag = attention_forward(2, 1)
+    states = exhaustive_optimum(dag, 4, "recompute").states
+    half = states * 2 // 3  # the farmed search stores about as many as this one
+    alone = _messages((dag, 4, "recompute", None, 60.0, half, None, 2))
+    assert f"state budget of {half} states" in alone[-1][1].reason
+    told = _messages((dag, 4, "recompute", None, 60.0, half, None, 2), ("farm",))
+    assert told[-1][1].optimum == exhaustive_optimum(dag, 4, "recompute").optimum
+
+
 class _Stalled:
     """A run paused at level 21, a few hundredths of a second per slice."""
 
     def __init__(self):
         self.seconds, self.level, self.slices = 0.0, 21, 0
+        self.why: str | None = None  # why it was stopped, once it is
 
     def advance(self, until, cap):
+        assert self.why is None, "a stopped run is never advanced again"
         time.sleep(0.02)
         self.seconds += 0.02
         self.slices += 1
         return None
+
+    def stopped(self, why):
+        self.why = why
 
 
 class _Ahead:
@@ -165,6 +184,8 @@ def test_the_race_is_handed_over_to_a_child_forecast_ahead(handing):
     start = time.monotonic()
     assert apart._search_here(run, listener, start + total, 100, handing) is None
     assert listener.handed_over == handing
+    # at the hand-over the run stops, letting go of its configurations for the child
+    assert run.why == (apart.HANDED_OVER if handing else None)
     if handing:
         assert apart.PROBE * total - 0.03 <= run.seconds < apart.PROBE * total + 0.3
     else:

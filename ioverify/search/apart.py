@@ -60,6 +60,8 @@ from ioverify.search.children import (CHILD_MIN_MEMORY, halved_memory, lend_memo
 REPORT_EVERY = 1.0  # seconds between two reports of the child's level
 PROBE = 1 / 8  # of the time, searched here before the race may be handed over
 SLICE = 0.5  # seconds this process searches between two looks at the child's reports
+# The reason a run stopped at the hand-over gives.
+HANDED_OVER = "handed over to the search without the bound, forecast ahead"
 # Seconds past the deadline to wait for the child's last report (it stops at the same deadline
 # and sends at once; later, the level it reported last, at most REPORT_EVERY old, stands):
 # short, since --timeout bounds the whole command.
@@ -82,7 +84,9 @@ def race_apart(run: ExhaustiveRun, deadline: float, max_states: int, processes: 
     each searching until one finishes or ``deadline`` (a ``time.monotonic()`` value) passes,
     each storing at most half of ``max_states`` configurations, ``run`` only until it is
     forecast behind (THE HAND-OVER; ``processes``: the child's workers then, none if below
-    2).  A result not finished is stopped at its last proved level.  None, with nothing
+    2; ``run`` then stops and lets go of its configurations, and the child may store all of
+    ``max_states``: attention_backward(2,1) at M = 4 and 5 in one-shot stopped at half of
+    20,000,000 at about 230 s and 290 s of 600, level 46 and 36, 2026-11-30).  A result not finished is stopped at its last proved level.  None, with nothing
     searched, if no child process can be started, or only with less than CHILD_MIN_MEMORY
     (the caller then races in one process).
     ``report``: called with a line on the hand-over, for the user; ``seen``: called with
@@ -109,10 +113,8 @@ def race_apart(run: ExhaustiveRun, deadline: float, max_states: int, processes: 
                     stream.close()
                 except OSError:  # an order left in the buffer of a pipe no one reads
                     pass
-    if here is None:
-        why = "handed over to the search without the bound, forecast ahead" \
-            if listener.handed_over else "time shared out"
-        here = run.stopped(why)
+    if here is None:  # handed over, the run stopped already: its result is kept
+        here = run.stopped(HANDED_OVER if listener.handed_over else "time shared out")
     return here, listener.result()
 
 
@@ -158,6 +160,7 @@ def _search_here(run: ExhaustiveRun, listener: "_Listener", deadline: float,
         spent = run.seconds - base
         if handing and spent >= PROBE * total and listener.history and history and \
                 _behind(history, spent, listener, deadline - time.monotonic()):
+            run.stopped(HANDED_OVER)  # lets go of its configurations: the child takes them on
             listener.hand_over()
             return None
         result = run.advance(min(deadline, time.monotonic() + SLICE), cap)
@@ -313,12 +316,14 @@ def _child(source, sink) -> None:
                                (memory_limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
         run = engine.search().ExhaustiveRun(dag, memory, variant, below=below,
                                             max_states=max_states, deadline=deadline)
-        farming = False
+        farming, cap = False, None
         with ExitStack() as farmed:
-            while (result := run.advance(time.monotonic() + REPORT_EVERY)) is None:
+            while (result := run.advance(time.monotonic() + REPORT_EVERY, cap)) is None:
                 send("level", run.level, run.states, run.seconds)
                 if told.is_set() and not farming:
-                    farming = True
+                    # THE HAND-OVER: the search there has stopped and let go of its
+                    # configurations, so the race's whole state budget is this search's
+                    farming, cap = True, 2 * max_states
                     _farm_out(run, farmed, deadline, processes)
             send("result", result)
     except MemoryError:
