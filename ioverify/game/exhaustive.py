@@ -375,9 +375,9 @@ class ExhaustiveRun:
     ``deepen`` (with a capped ``bound``, ``_Search._admit``): ITERATIVE DEEPENING on the
     limit.  The search runs below L + DEEPEN_STEP, where L is the level proved so far, then,
     if it finds nothing there, again below the level that run proved plus DEEPEN_STEP, and so
-    on up to ``below``: each run is a whole A* below its own limit (``_Search.steps``), so each proves
-    its limit (or finds the optimum, having proved every level below it), and the last one,
-    below ``below``, is the search asked for.  The runs share the search and the bound,
+    on up to ``below``: each run is a whole A* below its own limit (``_Search.steps``), so
+    each proves its limit (or finds the optimum, having proved every level below it), and the
+    last one, below ``below``, is the search asked for.  The runs share the search and the bound,
     with what they remember (exact values and lower bounds), and nothing else.  Why: with a
     capped bound a configuration of f at or past the limit costs only a restricted search
     capped at its room, and with the limit a level or two above the level being closed

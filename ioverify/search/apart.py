@@ -86,9 +86,10 @@ def race_apart(run: ExhaustiveRun, deadline: float, max_states: int, processes: 
     forecast behind (THE HAND-OVER; ``processes``: the child's workers then, none if below
     2; ``run`` then stops and lets go of its configurations, and the child may store all of
     ``max_states``: attention_backward(2,1) at M = 4 and 5 in one-shot stopped at half of
-    20,000,000 at about 230 s and 290 s of 600, level 46 and 36, 2026-11-30).  A result not finished is stopped at its last proved level.  None, with nothing
-    searched, if no child process can be started, or only with less than CHILD_MIN_MEMORY
-    (the caller then races in one process).
+    20,000,000 at about 230 s and 290 s of 600, level 46 and 36, 2026-11-30).  A result not
+    finished is stopped at its last proved level.  None, with nothing searched, if no child
+    process can be started, or only with less than CHILD_MIN_MEMORY (the caller then races
+    in one process).
     ``report``: called with a line on the hand-over, for the user; ``seen``: called with
     each level either search reports proved, for the progress lines."""
     half = max(1, max_states // 2)
@@ -321,8 +322,9 @@ def _child(source, sink) -> None:
             while (result := run.advance(time.monotonic() + REPORT_EVERY, cap)) is None:
                 send("level", run.level, run.states, run.seconds)
                 if told.is_set() and not farming:
-                    # THE HAND-OVER: the search there has stopped and let go of its
-                    # configurations, so the race's whole state budget is this search's
+                    # THE HAND-OVER: ``race_apart`` gave this search half the race's state
+                    # budget; the search there has stopped and let go of its configurations,
+                    # so the whole budget is this search's
                     farming, cap = True, 2 * max_states
                     _farm_out(run, farmed, deadline, processes)
             send("result", result)
