@@ -42,9 +42,9 @@ DEGREE_2_ROWS_UPPER_ENDS = {3: 42, 4: 25, 5: 19, 6: 14}
 
 
 # attention_forward(2, 2) (46 vertices): every cell but M = 3 and 4 in recompute; M = 3 is 52
-# there too (`pebble` proves it in 68 s on 2026-11-30, 245 s to 310 s on the machine of the
+# there too (`pebble` proves it in 49 s on 2026-11-30, 245 s to 310 s on the machine of the
 # earlier measurements, past the check's budget), and M = 4 is open,
-# [33, 36] after 600 s (docs/performance.md).
+# [34, 36] after 600 s (docs/performance.md).
 FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
                      "recompute": {5: 24, 6: 22, 7: 20, 8: 17, 9: 16}}
 
@@ -124,11 +124,12 @@ CLAIMS = [
               "recompute about 20 s and M = 5 recompute about 20 s (the search counting the "
               "loads it owes to the vertices it stored); M = 6 and 7 in recompute about 40 s "
               "and 36 s in one process (one count per eviction class: about 50 s each "
-              "before). At M = 3 in recompute `pebble` proves 52 on two processes in 68 s "
-              "(2026-11-30, the search's limit deepened two levels a run; 245 s to 310 s on "
-              "the slower machine of the earlier measurements, past the check's budget, "
-              "which is why the check leaves it out). At M = 4 only a bracket is proved, "
-              "[33, 36] after 600 s (docs/performance.md).",
+              "before). At M = 3 in recompute `pebble` proves 52 on two processes in 49 s "
+              "(2026-11-30: the search's limit deepened two levels a run, a start value "
+              "that cannot win not computed; 245 s to 310 s on the slower machine of the "
+              "earlier measurements, past the check's budget, which is why the check leaves "
+              "it out). At M = 4 only a bracket is proved, [34, 36] after 600 s "
+              "(docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
                               FORWARD_22_OPTIMA, frozenset({("recompute", 8), ("recompute", 5),
                                                             ("recompute", 6), ("recompute", 7),

@@ -449,6 +449,28 @@ def test_search_with_the_abstraction_bound_matches_naive_thoroughly(case):
     _search_with_bound_matches_naive(case)
 
 
+def _one_shot_start_is_a_ceiling(case):
+    """The ceiling ``pebbling._ceilings`` uses: at the start, the bound over the same parts is
+    at least as high in one-shot as in recompute (each part's one-shot schedules are recompute
+    ones), and the optima agree with that order."""
+    dag, memory, parts = case
+    once = root_bound(dag, memory, variant_record("one-shot"), parts)
+    assert root_bound(dag, memory, variant_record("recompute"), parts) <= once
+    assert naive_optimum(dag, memory, "recompute") <= naive_optimum(dag, memory, "one-shot")
+
+
+@given(partitioned())
+def test_the_one_shot_start_value_is_a_ceiling_on_the_recompute_one(case):
+    _one_shot_start_is_a_ceiling(case)
+
+
+@pytest.mark.slow
+@settings(max_examples=2000)
+@given(partitioned(max_vertices=7))
+def test_the_one_shot_start_value_is_a_ceiling_on_the_recompute_one_thoroughly(case):
+    _one_shot_start_is_a_ceiling(case)
+
+
 def _consistent_along(dag, memory, name, parts, schedule):
     """h(c) <= cost(move) + h(c') for every move of a legal schedule, h <= the rest of its
     I/O, and h = 0 at its end."""

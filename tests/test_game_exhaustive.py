@@ -599,6 +599,32 @@ def test_canonical_keys_compare_tied_parts_further_down(data):
     assert symmetries(family, engine.search())[0].canonical(key) == least
 
 
+@settings(max_examples=80)
+@given(st.data())
+def test_least_images_are_the_least_of_the_images_bit_by_bit(data):
+    """``LeastImage`` (the abstraction bound's keys): the least image of a 3-mask key under
+    any non-empty list of the automorphisms (the key itself only if the identity is listed),
+    in either search copy, including keys whose upper masks tie (empty or full)."""
+    family = data.draw(st.sampled_from(["matmul", "attention"]))
+    symmetry, n = symmetries(family)
+    identity = tuple(range(n))
+    perms = data.draw(st.lists(st.sampled_from(symmetry.group + [identity]), min_size=1,
+                               max_size=6))
+    full = (1 << n) - 1
+    key = sum(data.draw(st.sampled_from([0, full]) | st.integers(0, full)) << i * n
+              for i in range(3))
+
+    def image_of(key, perm):
+        return sum(1 << (part * n + perm[v]) for part in range(3) for v in range(n)
+                   if key >> (part * n + v) & 1)
+
+    least = min(image_of(key, perm) for perm in perms)
+    assert exhaustive.LeastImage(perms, n)(key) == least
+    assert engine.search().LeastImage(perms, n)(key) == least
+    with pytest.raises(InternalError, match="no permutation"):
+        exhaustive.LeastImage([], n)
+
+
 def test_search_result_is_frozen():
     result = exhaustive_optimum(pyramid(2), 3)
     assert isinstance(result, SearchResult)

@@ -100,7 +100,7 @@ from ioverify.dag import symmetry
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError
 from ioverify.game import engine
-from ioverify.game.exhaustive import INFINITY, _bits, _Search, _Symmetry, least_image
+from ioverify.game.exhaustive import INFINITY, _bits, _Search, _Symmetry
 from ioverify.game.rules import Variant
 
 # A restricted search stores at most this many configurations (about 430 MB); past it the
@@ -222,7 +222,7 @@ class AbstractionBound:
                 onto.setdefault(self.parts.index(_image(part, perm)), []).append(perm)
             self.home[i] = home = min(onto)
             if onto[home] != [identity]:  # else home is i, and no other map keeps it there
-                self.image[i] = least_image(onto[home], 3)
+                self.image[i] = self.engine.LeastImage(onto[home], self.n)
 
     def root(self, dag: DAG) -> float:
         """The bound at the game's start (inputs blue, nothing red): a lower bound on the

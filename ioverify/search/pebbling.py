@@ -78,7 +78,7 @@ from ioverify.dag import symmetry
 from ioverify.encode import cnf, pebbling
 from ioverify.game import abstraction
 from ioverify.game import engine
-from ioverify.game.exhaustive import ExhaustiveRun, SearchResult
+from ioverify.game.exhaustive import INFINITY, ExhaustiveRun, SearchResult
 from ioverify.search import apart, farm, unfold
 from ioverify.solve import backends
 
@@ -939,6 +939,28 @@ ABSTRACTION_MARGIN = 3
 FIRST_KIND_SHARE = 1.0
 
 
+def _ceilings(st: _State, variant: Variant,
+              bounds: list[tuple[str, list[int], abstraction.AbstractionBound]]) -> list[float]:
+    """Per bound of ``bounds``, a value its start value cannot pass (INFINITY: none known).
+    In recompute, the one-shot bound over the same parts at the start: every one-shot schedule
+    of a part's restricted game is a recompute one, so each part's recompute optimum is at most
+    its one-shot optimum, and so is their sum.  One-shot restricted searches are cheap (each
+    vertex computed once), and the two values nearly always agree (attention_forward(2,2) at
+    M = 3: 46 and 41 in both variants; the disjoint rows' recompute value takes 9.3 s, both
+    one-shot values under 0.1 s).  Whether a kind is computed is all that hangs on it."""
+    if variant.at_most_once:
+        return [INFINITY] * len(bounds)
+    ceilings = []
+    for _, parts, _ in bounds:
+        once = abstraction.AbstractionBound(st.dag, st.memory, ONE_SHOT, parts,
+                                            deadline=st.deadline, nested=False)
+        try:
+            ceilings.append(once.root(st.dag))
+        except DeadlineReached:
+            ceilings.append(INFINITY)
+    return ceilings
+
+
 def _abstraction(st: _State, variant: Variant):
     """(the abstraction bound, its kind) for the exhaustive search in ``variant``
     (``ioverify.game.abstraction``), over the disjoint parts or the parts sharing their inputs,
@@ -948,20 +970,27 @@ def _abstraction(st: _State, variant: Variant):
     searches' state cap), if
     that value beats the trivial bound by ABSTRACTION_MARGIN or a quarter of it; else (None, None):
     it would see little the search's own heuristic does not, and cost time at every
-    configuration."""
-    best = None
+    configuration.  A kind whose ceiling (``_ceilings``) cannot beat the value in hand, or the
+    trivial bound by that margin, is not computed."""
+    best, trivial = None, trivial_lower_bound(st.dag)
+    margin = max(ABSTRACTION_MARGIN, trivial // 4)
     kinds = [(kind, parts) for kind, share_inputs in abstraction.KINDS.items()
              if (parts := abstraction.parts_of(st.dag, share_inputs=share_inputs))]
     with _share(st, ABSTRACTION_SHARE[variant.at_most_once]):
         # Flat: the nested split makes the start value slower (attention_forward(2,2), M = 3:
         # 7.3 s against 2.2 s) for a small gain later (docs/performance.md).
-        bounds = [(kind, abstraction.AbstractionBound(st.dag, st.memory, variant, parts,
-                                                      deadline=st.deadline, nested=False))
+        bounds = [(kind, parts, abstraction.AbstractionBound(
+                      st.dag, st.memory, variant, parts, deadline=st.deadline, nested=False))
                   for kind, parts in kinds]
         # Parts the automorphisms map onto each other share their restricted searches
         # (``AbstractionBound.key_by``): the kind with fewer is likelier to finish in time.
-        bounds.sort(key=lambda item: len(set(item[1].home)))
-        for i, (kind, bound) in enumerate(bounds):
+        bounds.sort(key=lambda item: len(set(item[2].home)))
+        # A kind whose start value cannot beat the one in hand, or the trivial bound by the
+        # margin, is not computed (``_ceilings``).
+        ceilings = _ceilings(st, variant, bounds)
+        for i, (kind, _, bound) in enumerate(bounds):
+            if ceilings[i] < max(best[0] + 1 if best else 0, trivial + margin):
+                continue
             with _share(st, FIRST_KIND_SHARE if i == 0 and len(bounds) > 1
                         else 1 / (len(bounds) - i)):
                 bound.set_deadline(st.deadline)
@@ -971,8 +1000,7 @@ def _abstraction(st: _State, variant: Variant):
                     continue
             if best is None or root > best[0]:
                 best = (root, bound, kind)
-    trivial = trivial_lower_bound(st.dag)
-    if best is None or best[0] < trivial + max(ABSTRACTION_MARGIN, trivial // 4):
+    if best is None or best[0] < trivial + margin:
         return None, None
     best[1].set_deadline(st.deadline)
     return best[1], best[2]
