@@ -74,7 +74,8 @@ SPARSE_BACKWARD_OPTIMA = {"one-shot": {12: 29, 13: 28, 14: 27}, "recompute": {14
 # matmul(3, 3, 3) (63 vertices, chain sums, 144 automorphisms): one above its inputs plus
 # outputs (27) at M = 14 and two above at M = 13, in both variants (`pebble` in one process,
 # the search keying configurations by the whole group: 13 s and 49 s, 2026-11-29); 30 at
-# M = 12 (170 s on two processes), past the check's budget.
+# M = 12 (170 s on two processes) and 31 at M = 11 (190 s and 282 s, 2026-11-30), past the
+# check's budget.
 MATMUL_333 = "matmul-3x3x3-optima"
 MATMUL_333_OPTIMA = {13: 29, 14: 28}
 # The largest frontier instances at the M where ``pebble`` proves them at inputs plus outputs
@@ -286,8 +287,9 @@ CLAIMS = [
               "configurations by all 144 automorphisms of the DAG: in one process M = 14 "
               "takes about 13 s and M = 13 about 50 s (before, with no symmetry past 64 "
               "automorphisms, 84 s and 570 s). At M = 12 `pebble` on two processes proves 30 "
-              "in 170 s, past the check's budget; at M = 11 it proves [30, 34] in 600 s "
-              "(docs/performance.md).",
+              "in 170 s, past the check's budget, and 31 at M = 11 in 190 s in one-shot and "
+              "282 s in recompute (2026-11-30; [30, 34] after 600 s on the earlier, slower "
+              "machine; docs/performance.md).",
         obligations=_searches(MATMUL_333, "matmul", {"m": 3, "k": 3, "n": 3},
                               {"one-shot": MATMUL_333_OPTIMA, "recompute": MATMUL_333_OPTIMA},
                               slow=frozenset({("one-shot", 13), ("recompute", 13)})),
