@@ -417,3 +417,35 @@ def test_the_level_so_far_ends_with_its_search(monkeypatch):
                          0, time.monotonic() + 40.0, None, time.monotonic(), None, 99, 8, None)
     assert "measured only" in pebbling._exhaustive(st, None)
     assert st.proving is None
+
+
+def test_a_search_out_of_memory_keeps_the_level_it_proved(monkeypatch):
+    """Running out of memory is a limit like the clock: the exhaustive search's level proved
+    when it last paused stands in the unknown verdict (attention_forward(2,1) at M = 3,
+    recompute, optimum 24, trivial bound 8), and nothing above it."""
+    from ioverify.dag import attention_forward
+    from ioverify.game import engine, exhaustive
+    from ioverify.search import pebbling
+    from ioverify.verdict import Unknown
+
+    levels = []
+    real = exhaustive.ExhaustiveRun.advance
+
+    def advance(self, until=None, max_states=None):  # the recompute search's 41st pause
+        if self.variant != "recompute":  # the one-shot sub-search's schedule comes first
+            return real(self, until, max_states)
+        if len(levels) == 40:
+            raise MemoryError()
+        result = real(self, until, max_states)
+        levels.append(self.level)
+        return result
+
+    monkeypatch.setattr(engine, "search", lambda: exhaustive)  # a class that can be patched
+    monkeypatch.setattr(exhaustive.ExhaustiveRun, "advance", advance)
+    monkeypatch.setattr(pebbling, "HEARTBEAT", 0.001)
+    verdict = pebble(attention_forward(2, 1), 3, variant="recompute", timeout=120,
+                     abstraction=False, method="exhaustive")
+    assert isinstance(verdict, Unknown) and "memory" in verdict.reason
+    assert len(levels) == 40 and levels[-1] is not None
+    assert 8 < verdict.lower_bound == levels[-1] <= 24
+    assert verdict.upper_bound >= 24

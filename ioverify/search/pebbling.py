@@ -883,7 +883,17 @@ def _search_once(st: _State, claim: int | None, variant: Variant, max_states: in
                                             deadline=st.deadline, max_states=max_states,
                                             bound=bound, farm=workers,
                                             deepen=getattr(bound, "capped", False))
-        result = _advance_noting(st, run)
+        try:
+            result = _advance_noting(st, run)
+        except MemoryError:
+            # Out of memory, as out of time: the level the run proved when it last paused
+            # stands (``ExhaustiveRun.stopped``; matmul(3,3,3) at M = 10 in one-shot had proved
+            # none below 31 when it ran out at 403 s, and answered [27, 35]).  Its
+            # configurations are let go first.
+            result = run.stopped("the process ran out of memory")
+            run.search = None
+            _record(st, variant, result, kind)
+            raise
     _record(st, variant, result, kind)
     return result
 
