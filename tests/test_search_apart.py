@@ -425,6 +425,7 @@ def test_without_a_child_process_the_race_takes_turns_here(monkeypatch):
                             1000) is None
     bound = abstraction.AbstractionBound(dag, 3, VARIANTS["one-shot"], abstraction.parts_of(dag),
                                          deadline=st.deadline, nested=False)
-    results = pebbling._race_with(st, bound, VARIANTS["one-shot"], None, 2_000_000)
+    results = pebbling._race_with(st, bound, "abstraction", VARIANTS["one-shot"], None,
+                                  2_000_000)
     known = exhaustive_optimum(dag, 3, "one-shot").optimum
     assert len(results) == 2 and any(r.complete and r.optimum == known for r in results)

@@ -419,33 +419,65 @@ def test_the_level_so_far_ends_with_its_search(monkeypatch):
     assert st.proving is None
 
 
-def test_a_search_out_of_memory_keeps_the_level_it_proved(monkeypatch):
-    """Running out of memory is a limit like the clock: the exhaustive search's level proved
-    when it last paused stands in the unknown verdict (attention_forward(2,1) at M = 3,
-    recompute, optimum 24, trivial bound 8), and nothing above it."""
-    from ioverify.dag import attention_forward
+
+def _memory_runs_out(monkeypatch, pauses: int, counted) -> list:
+    """Make the exhaustive search (its Python copy, whose class can be patched) run out of
+    memory at the pause after ``pauses`` pauses of the runs ``counted`` picks; returns the
+    levels those runs had proved at each of those pauses."""
     from ioverify.game import engine, exhaustive
-    from ioverify.search import pebbling
-    from ioverify.verdict import Unknown
 
     levels = []
     real = exhaustive.ExhaustiveRun.advance
 
-    def advance(self, until=None, max_states=None):  # the recompute search's 41st pause
-        if self.variant != "recompute":  # the one-shot sub-search's schedule comes first
+    def advance(self, until=None, max_states=None):
+        if not counted(self):
             return real(self, until, max_states)
-        if len(levels) == 40:
+        if len(levels) == pauses:
             raise MemoryError()
         result = real(self, until, max_states)
         levels.append(self.level)
         return result
 
-    monkeypatch.setattr(engine, "search", lambda: exhaustive)  # a class that can be patched
+    monkeypatch.setattr(engine, "search", lambda: exhaustive)
     monkeypatch.setattr(exhaustive.ExhaustiveRun, "advance", advance)
+    return levels
+
+
+def test_a_search_out_of_memory_keeps_the_level_it_proved(monkeypatch):
+    """Running out of memory is a limit like the clock: the exhaustive search's level proved
+    when it last paused stands in the unknown verdict (attention_forward(2,1) at M = 3,
+    recompute, optimum 24, trivial bound 8), and nothing above it.  The one-shot sub-search,
+    whose schedule comes first, is left alone."""
+    from ioverify.dag import attention_forward
+    from ioverify.search import pebbling
+    from ioverify.verdict import Unknown
+
+    levels = _memory_runs_out(monkeypatch, 40, lambda run: run.variant == "recompute")
     monkeypatch.setattr(pebbling, "HEARTBEAT", 0.001)
     verdict = pebble(attention_forward(2, 1), 3, variant="recompute", timeout=120,
                      abstraction=False, method="exhaustive")
     assert isinstance(verdict, Unknown) and "memory" in verdict.reason
     assert len(levels) == 40 and levels[-1] is not None
     assert 8 < verdict.lower_bound == levels[-1] <= 24
-    assert verdict.upper_bound >= 24
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_race_out_of_memory_keeps_the_level_the_bound_proved(monkeypatch, processes):
+    """The same in the race of the search with the abstraction bound and the one without it
+    (taking turns in one process, or the one with the bound here and the other in a child):
+    the level the search with the bound proved when it last paused stands
+    (attention_forward(2,1) at M = 3, recompute: the bound starts at 20, the optimum is 24)."""
+    from ioverify.dag import attention_forward
+    from ioverify.search import pebbling
+    from ioverify.verdict import Unknown
+
+    levels = _memory_runs_out(monkeypatch, 3,
+                              lambda run: run.variant == "recompute" and run.deepen)
+    monkeypatch.setattr(pebbling, "MIN_SLICE", 0.001)
+    monkeypatch.setattr(pebbling, "RACE_SLICES", 10**6)
+    monkeypatch.setattr(pebbling.apart, "SLICE", 0.001)
+    verdict = pebble(attention_forward(2, 1), 3, variant="recompute", timeout=120,
+                     processes=processes)
+    assert isinstance(verdict, Unknown) and "memory" in verdict.reason, verdict
+    assert len(levels) == 3 and levels[-1] is not None
+    assert 20 <= levels[-1] <= verdict.lower_bound <= 24

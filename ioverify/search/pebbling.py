@@ -769,30 +769,51 @@ def _run_exhaustive(st: _State, claim: int | None, variant: Variant, max_states:
     st.report(f"{what} ({kind} bound and none, "
               f"{'on two processes' if st.processes > 1 else 'sharing the time'})")
     with _heartbeat(st, what):
-        results = _race_with(st, bound, variant, below, max_states)
+        results = _race_with(st, bound, kind, variant, below, max_states)
     for result, use_kind in zip(results, (kind, None)):
         _record(st, variant, result, use_kind)
     done = [result for result in results if result.complete]
     return done[0] if done else max(results, key=lambda result: result.lower_bound or 0)
 
 
-def _race_with(st: _State, bound, variant: Variant, below: int,
+def _race_with(st: _State, bound, kind: str, variant: Variant, below: int,
                max_states: int) -> list[SearchResult]:
-    """The results of the search with ``bound`` and the search without it, racing: on two
-    processes (``apart.race_apart``) when ``st.processes`` > 1 and the child starts, else
-    taking turns here (``_race``)."""
+    """The results of the search with ``bound`` (of ``kind``) and the search without it,
+    racing: on two processes (``apart.race_apart``) when ``st.processes`` > 1 and the child
+    starts, else taking turns here (``_race``).  Out of memory here, the levels the runs here
+    proved are kept (``_keep_levels``; the child's last report is not)."""
     def run(use):
         return engine.search().ExhaustiveRun(st.dag, st.memory, variant, below=below,
                                              deadline=st.deadline, max_states=max_states,
                                              bound=use, deepen=getattr(use, "capped", False))
 
-    with_bound = run(bound)
-    if st.processes > 1:
-        results = apart.race_apart(with_bound, st.deadline, max_states, st.processes,
-                                   st.report, st.proved_so_far)
-        if results is not None:
-            return list(results)
-    return _race(st, [with_bound, run(None)], max_states)
+    runs = [run(bound)]
+    try:
+        if st.processes > 1:
+            results = apart.race_apart(runs[0], st.deadline, max_states, st.processes,
+                                       st.report, st.proved_so_far)
+            if results is not None:
+                return list(results)
+        runs.append(run(None))
+        return _race(st, runs, max_states)
+    except MemoryError:
+        _keep_levels(st, variant, runs, [kind, None])
+        raise
+
+
+def _keep_levels(st: _State, variant: Variant, runs: list[ExhaustiveRun],
+                 kinds: list[str | None]) -> None:
+    """Out of memory, as out of time: the level each of ``runs`` proved when it last paused
+    stands (``ExhaustiveRun.stopped``; matmul(3,3,3) at M = 10 in one-shot had proved none
+    below 31 when it ran out at 403 s, and answered [27, 35]).  Each run's configurations
+    are let go before anything is recorded (``kinds``: the bound each used, for the
+    evidence)."""
+    results = []
+    for run in runs:
+        results.append(run.stopped("the process ran out of memory"))
+        run.search = None
+    for result, kind in zip(results, kinds):
+        _record(st, variant, result, kind)
 
 
 # ``_race``: a slice is RACE_SLICES-th of the time left (at least MIN_SLICE s).  The share
@@ -886,13 +907,7 @@ def _search_once(st: _State, claim: int | None, variant: Variant, max_states: in
         try:
             result = _advance_noting(st, run)
         except MemoryError:
-            # Out of memory, as out of time: the level the run proved when it last paused
-            # stands (``ExhaustiveRun.stopped``; matmul(3,3,3) at M = 10 in one-shot had proved
-            # none below 31 when it ran out at 403 s, and answered [27, 35]).  Its
-            # configurations are let go first.
-            result = run.stopped("the process ran out of memory")
-            run.search = None
-            _record(st, variant, result, kind)
+            _keep_levels(st, variant, [run], [kind])
             raise
     _record(st, variant, result, kind)
     return result
