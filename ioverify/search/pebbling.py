@@ -78,7 +78,7 @@ from ioverify.dag import symmetry
 from ioverify.encode import cnf, pebbling
 from ioverify.game import abstraction
 from ioverify.game import engine
-from ioverify.game.exhaustive import INFINITY, ExhaustiveRun, SearchResult
+from ioverify.game.exhaustive import INFINITY, ExhaustiveRun, SearchResult, _Symmetry
 from ioverify.search import apart, farm, unfold
 from ioverify.solve import backends
 
@@ -965,20 +965,22 @@ FIRST_KIND_SHARE = 1.0
 
 
 def _ceilings(st: _State, variant: Variant,
-              bounds: list[tuple[str, list[int], abstraction.AbstractionBound]]) -> list[float]:
+              bounds: list[tuple[str, list[int], abstraction.AbstractionBound]],
+              group: list[tuple[int, ...]]) -> list[float]:
     """Per bound of ``bounds``, a value its start value cannot pass (INFINITY: none known).
     In recompute, the one-shot bound over the same parts at the start: every one-shot schedule
     of a part's restricted game is a recompute one, so each part's recompute optimum is at most
     its one-shot optimum, and so is their sum.  One-shot restricted searches are cheap (each
     vertex computed once), and the two values nearly always agree (attention_forward(2,2) at
     M = 3: 46 and 41 in both variants; the disjoint rows' recompute value takes 9.3 s, both
-    one-shot values under 0.1 s).  Whether a kind is computed is all that hangs on it."""
+    one-shot values under 0.1 s).  Whether a kind is computed is all that hangs on it.
+    ``group``: the automorphisms to key the parts' values by, as for ``bounds``."""
     if variant.at_most_once:
         return [INFINITY] * len(bounds)
     ceilings = []
     for _, parts, _ in bounds:
         once = abstraction.AbstractionBound(st.dag, st.memory, ONE_SHOT, parts,
-                                            deadline=st.deadline, nested=False)
+                                            deadline=st.deadline, nested=False, group=group)
         try:
             ceilings.append(once.root(st.dag))
         except DeadlineReached:
@@ -1004,15 +1006,19 @@ def _abstraction(st: _State, variant: Variant):
     with _share(st, ABSTRACTION_SHARE[variant.at_most_once]):
         # Flat: the nested split makes the start value slower (attention_forward(2,2), M = 3:
         # 7.3 s against 2.2 s) for a small gain later (docs/performance.md).
+        # One group for every bound here (each keeps the automorphisms that map its parts
+        # onto parts, ``AbstractionBound.key_by``).
+        group = symmetry.checked_automorphisms(st.dag, _Symmetry.MAX_GROUP, st.deadline)
         bounds = [(kind, parts, abstraction.AbstractionBound(
-                      st.dag, st.memory, variant, parts, deadline=st.deadline, nested=False))
+                      st.dag, st.memory, variant, parts, deadline=st.deadline, nested=False,
+                      group=group))
                   for kind, parts in kinds]
         # Parts the automorphisms map onto each other share their restricted searches
         # (``AbstractionBound.key_by``): the kind with fewer is likelier to finish in time.
         bounds.sort(key=lambda item: len(set(item[2].home)))
         # A kind whose start value cannot beat the one in hand, or the trivial bound by the
         # margin, is not computed (``_ceilings``).
-        ceilings = _ceilings(st, variant, bounds)
+        ceilings = _ceilings(st, variant, bounds, group)
         for i, (kind, _, bound) in enumerate(bounds):
             if ceilings[i] < max(best[0] + 1 if best else 0, trivial + margin):
                 continue
