@@ -43,8 +43,9 @@ DEGREE_2_ROWS_UPPER_ENDS = {3: 42, 4: 25, 5: 19, 6: 14}
 
 # attention_forward(2, 2) (46 vertices): every cell but M = 3 and 4 in recompute; M = 3 is 52
 # there too (`pebble` proves it in 49 s on 2026-11-30, 245 s to 310 s on the machine of the
-# earlier measurements, past the check's budget), and M = 4 is open,
-# [34, 36] after 600 s (docs/performance.md).
+# earlier measurements, past the check's budget), and M = 4 is 36, as in one-shot (`pebble`
+# proves it in 1,963 s, 9,409,450 configurations, 2026-11-30; [34, 36] after 600 s, past the
+# issue's 60 s target; docs/performance.md).
 FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
                      "recompute": {5: 24, 6: 22, 7: 20, 8: 17, 9: 16}}
 
@@ -74,8 +75,9 @@ SPARSE_BACKWARD_OPTIMA = {"one-shot": {12: 29, 13: 28, 14: 27}, "recompute": {14
 # matmul(3, 3, 3) (63 vertices, chain sums, 144 automorphisms): one above its inputs plus
 # outputs (27) at M = 14 and two above at M = 13, in both variants (`pebble` in one process,
 # the search keying configurations by the whole group: 13 s and 49 s, 2026-11-29); 30 at
-# M = 12 (170 s on two processes) and 31 at M = 11 (190 s and 282 s, 2026-11-30), past the
-# check's budget.
+# M = 12 (170 s on two processes), 31 at M = 11 (190 s and 282 s, 2026-11-30), 32 at M = 10
+# (319 s and 289 s, the search expanding every level partially once memory was short) and 33
+# at M = 9 (332 s and 330 s), past the check's budget.
 MATMUL_333 = "matmul-3x3x3-optima"
 MATMUL_333_OPTIMA = {13: 29, 14: 28}
 # The largest frontier instances at the M where ``pebble`` proves them at inputs plus outputs
@@ -129,8 +131,10 @@ CLAIMS = [
               "(2026-11-30: the search's limit deepened two levels a run, a start value "
               "that cannot win not computed; 245 s to 310 s on the slower machine of the "
               "earlier measurements, past the check's budget, which is why the check leaves "
-              "it out). At M = 4 only a bracket is proved, [34, 36] after 600 s "
-              "(docs/performance.md).",
+              "it out). At M = 4 in recompute `pebble` proves 36, as in one-shot, in 1,963 s "
+              "(2026-11-30, 9,409,450 configurations, two processes, 9.9 GB at most; "
+              "[34, 36] after 600 s): far past the check's budget, so the check leaves it "
+              "out too (docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
                               FORWARD_22_OPTIMA, frozenset({("recompute", 8), ("recompute", 5),
                                                             ("recompute", 6), ("recompute", 7),
@@ -289,7 +293,9 @@ CLAIMS = [
               "automorphisms, 84 s and 570 s). At M = 12 `pebble` on two processes proves 30 "
               "in 170 s, past the check's budget, and 31 at M = 11 in 190 s in one-shot and "
               "282 s in recompute (2026-11-30; [30, 34] after 600 s on the earlier, slower "
-              "machine; docs/performance.md).",
+              "machine), 32 at M = 10 in 319 s and 289 s and 33 at M = 9 in 332 s and 330 s, "
+              "once the search expands every level partially when memory is short (at M = 10 "
+              "it ran out of memory at 403 s before; docs/performance.md).",
         obligations=_searches(MATMUL_333, "matmul", {"m": 3, "k": 3, "n": 3},
                               {"one-shot": MATMUL_333_OPTIMA, "recompute": MATMUL_333_OPTIMA},
                               slow=frozenset({("one-shot", 13), ("recompute", 13)})),

@@ -1018,3 +1018,18 @@ def test_bench_frontier_runs_the_peer_beside_ioverify_on_each_cell(capsys):
     assert frontier.peer_text({"replays": "NO", "io": None}) == "NO"
     assert frontier.peer_text({"replays": "yes", "io": 4, "proved_within_horizon": True}) == "4h"
     assert frontier.peer_text({"replays": "no schedule", "io": None}) == "-"
+
+
+@pytest.mark.parametrize("variant", ["recompute", "one-shot"])
+def test_a_bound_that_forgets_what_it_remembered_gives_the_same_values(variant):
+    """``forget`` (for a search stopped out of memory) empties every memo, lower bound and
+    learned table, nested ones too, and the values asked again are the same."""
+    dag = attention_forward(2, 1)
+    rules = variant_record(variant)
+    bound = AbstractionBound(dag, 3, rules, parts_of(dag, share_inputs=True))
+    first = bound.root(dag)
+    assert any(bound.memos) and any(search.memo for search in bound.searches)
+    bound.forget()
+    assert not any(bound.memos) and not any(bound.lows)
+    assert not any(search.memo or search.learned for search in bound.searches)
+    assert bound.root(dag) == first > 0

@@ -748,6 +748,47 @@ def test_partial_expansion_finds_the_optimum_below_a_loose_limit_thoroughly(data
     _partial_matches_naive(data, 7)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_a_search_squeezed_at_a_pause_still_finds_the_optimum(data):
+    """``ExhaustiveRun.squeeze`` at any pause (every level expanded partially from there on,
+    as a search short of memory is): the optimum below a loose limit, found and replayed,
+    none below the optimum itself, and every level reported on the way a true lower bound,
+    never falling."""
+    dag = data.draw(dags(max_vertices=6, max_in_degree=3))
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    slack = data.draw(st.integers(0, 8))
+    at = data.draw(st.integers(0, 30))
+    for variant in ("recompute", "one-shot"):
+        optimum = naive_optimum(dag, memory, variant)
+        run = exhaustive.ExhaustiveRun(dag, memory, variant, below=optimum + slack)
+        levels = []
+        while (result := run.advance(until=0.0)) is None:
+            levels.append(run.level)
+            if len(levels) == at:
+                run.squeeze()
+        assert run.squeezed == (len(levels) >= at) or result is not None
+        assert levels == sorted(levels) and all(level <= optimum for level in levels)
+        if slack:
+            assert result.complete and result.optimum == optimum, variant
+            assert replay(dag, result.schedule, memory, variant).io == optimum
+        else:
+            assert result.complete and result.optimum is None, variant
+
+
+def test_a_search_squeezed_stores_fewer_configurations_below_a_loose_limit():
+    """attention_forward(2,1) at M = 3, recompute, below 40 (the optimum is 24): squeezed at
+    its first pause, the same optimum from fewer configurations."""
+    dag = attention_forward(2, 1)
+    plain = exhaustive.ExhaustiveRun(dag, 3, "recompute", below=40).advance()
+    run = exhaustive.ExhaustiveRun(dag, 3, "recompute", below=40)
+    assert run.advance(until=0.0) is None
+    run.squeeze()
+    squeezed = run.advance()
+    assert squeezed.optimum == plain.optimum == 24
+    assert squeezed.states < plain.states / 2
+
+
 @pytest.mark.parametrize("variant", ["one-shot", "recompute"])
 def test_partial_expansion_stores_no_successor_before_its_level(variant):
     """Below a loose limit the search stores only what the levels it reaches need: the same

@@ -141,6 +141,9 @@ def test_a_child_told_to_farm_may_store_the_whole_budget(monkeypatch):
 class _Stalled:
     """A run paused at level 21, a few hundredths of a second per slice."""
 
+    squeezed = False  # ``apart.relieve`` reads it: memory is never short here
+    result = None
+
     def __init__(self):
         self.seconds, self.level, self.slices = 0.0, 21, 0
         self.why: str | None = None  # why it was stopped, once it is
@@ -429,3 +432,51 @@ def test_without_a_child_process_the_race_takes_turns_here(monkeypatch):
                                   2_000_000)
     known = exhaustive_optimum(dag, 3, "one-shot").optimum
     assert len(results) == 2 and any(r.complete and r.optimum == known for r in results)
+
+
+def test_memory_is_pressed_past_the_share_of_the_soft_limit():
+    resource = pytest.importorskip("resource")
+    if children.address_space() is None:
+        pytest.skip("this platform does not tell a process's address space")
+    saved = resource.getrlimit(resource.RLIMIT_AS)
+    limit = 1 << 42 if saved[1] == resource.RLIM_INFINITY else saved[1]
+    resource.setrlimit(resource.RLIMIT_AS, (limit, saved[1]))
+    try:
+        used = children.address_space()
+        assert children.memory_pressed(share=used / limit / 2)
+        assert not children.memory_pressed(share=min(1.0, 2 * used / limit))
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, saved)
+    if saved[0] == resource.RLIM_INFINITY:
+        assert not children.memory_pressed(share=0.0)  # no limit: never pressed
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_search_short_of_memory_is_squeezed_and_says_so(monkeypatch, processes):
+    """With memory short at every pause, the searches in this process are squeezed
+    (``ExhaustiveRun.squeeze``) at their first pause, the user is told, and the optimum is
+    the same (attention_forward(2,1) at M = 3, recompute, 24)."""
+    from ioverify.game import engine, exhaustive
+    from ioverify.search import pebbling
+    from ioverify.verdict import Optimal
+
+    squeezed = []
+    real = exhaustive.ExhaustiveRun.squeeze
+
+    def squeeze(self):
+        squeezed.append(self.variant)
+        real(self)
+
+    monkeypatch.setattr(apart, "memory_pressed", lambda: True)
+    monkeypatch.setattr(engine, "search", lambda: exhaustive)
+    monkeypatch.setattr(exhaustive.ExhaustiveRun, "squeeze", squeeze)
+    monkeypatch.setattr(apart, "SLICE", 0.001)
+    monkeypatch.setattr(pebbling, "HEARTBEAT", 0.001)
+    monkeypatch.setattr(pebbling, "MIN_SLICE", 0.001)
+    monkeypatch.setattr(pebbling, "RACE_SLICES", 10**6)
+    lines: list[str] = []
+    verdict = pebble(attention_forward(2, 1), 3, variant="recompute", timeout=120,
+                     processes=processes, progress=lines.append)
+    assert isinstance(verdict, Optimal) and verdict.io == 24
+    assert "recompute" in squeezed
+    assert any("memory is short" in line for line in lines), lines

@@ -182,6 +182,8 @@ class _FakeRun:
     ``levels(t)``; each slice costs it one second of its own (and 5 ms of real time)."""
 
     states = 400
+    squeezed = False  # ``apart.relieve`` reads it: memory is never short here
+    result = None
 
     def __init__(self, levels, cost=1.0):
         self.levels, self.seconds, self.level, self.slices = levels, 0.0, None, 0
@@ -214,6 +216,9 @@ class _RaceState:
 
     def proved_so_far(self, level):
         self.proving = max(level, getattr(self, "proving", level))
+
+    def report(self, what):
+        pass
 
 
 @pytest.mark.parametrize("fast", [0, 1])
@@ -462,22 +467,55 @@ def test_a_search_out_of_memory_keeps_the_level_it_proved(monkeypatch):
 
 
 @pytest.mark.parametrize("processes", [1, 2])
-def test_a_race_out_of_memory_keeps_the_level_the_bound_proved(monkeypatch, processes):
-    """The same in the race of the search with the abstraction bound and the one without it
-    (taking turns in one process, or the one with the bound here and the other in a child):
-    the level the search with the bound proved when it last paused stands
-    (attention_forward(2,1) at M = 3, recompute: the bound starts at 20, the optimum is 24)."""
+def test_a_race_search_out_of_memory_stops_at_its_level_and_the_other_goes_on(monkeypatch,
+                                                                              processes):
+    """In the race of the search with the abstraction bound and the one without it (taking
+    turns in one process, or the one with the bound here and the other in a child), the
+    search with the bound running out of memory stops where it last paused, its level proved,
+    and the other goes on to the optimum (attention_forward(2,1) at M = 3, recompute: the
+    bound starts at 20, the optimum is 24).  Before, the whole race ended, unknown."""
+    from ioverify.dag import attention_forward
+    from ioverify.search import apart, pebbling
+    from ioverify.verdict import Optimal
+
+    levels = _memory_runs_out(monkeypatch, 3,
+                              lambda run: run.variant == "recompute" and run.deepen)
+    stopped = []
+    real_stop = apart.stop_out_of_memory
+
+    def stop(run):
+        stopped.append(real_stop(run))
+        return stopped[-1]
+
+    lines: list[str] = []
+    monkeypatch.setattr(apart, "stop_out_of_memory", stop)
+    monkeypatch.setattr(pebbling, "MIN_SLICE", 0.001)
+    monkeypatch.setattr(pebbling, "RACE_SLICES", 10**6)
+    monkeypatch.setattr(apart, "SLICE", 0.001)
+    verdict = pebble(attention_forward(2, 1), 3, variant="recompute", timeout=120,
+                     processes=processes, progress=lines.append)
+    assert isinstance(verdict, Optimal) and verdict.io == 24, verdict
+    assert len(levels) == 3 and levels[-1] is not None and 20 <= levels[-1] <= 24
+    assert len(stopped) == 1 and not stopped[0].complete
+    assert stopped[0].lower_bound == levels[-1] and "memory" in stopped[0].reason
+    if processes == 2:
+        assert any("ran out of memory" in line for line in lines), lines
+
+
+def test_a_race_with_both_searches_out_of_memory_keeps_the_level_proved(monkeypatch):
+    """Both searches of the race in one process running out of memory: each stops at its
+    level, the race ends, and the verdict is unknown with the higher level proved, never more
+    (attention_forward(2,1) at M = 3, recompute, optimum 24)."""
     from ioverify.dag import attention_forward
     from ioverify.search import pebbling
     from ioverify.verdict import Unknown
 
-    levels = _memory_runs_out(monkeypatch, 3,
-                              lambda run: run.variant == "recompute" and run.deepen)
+    levels = _memory_runs_out(monkeypatch, 6, lambda run: run.variant == "recompute")
     monkeypatch.setattr(pebbling, "MIN_SLICE", 0.001)
     monkeypatch.setattr(pebbling, "RACE_SLICES", 10**6)
-    monkeypatch.setattr(pebbling.apart, "SLICE", 0.001)
     verdict = pebble(attention_forward(2, 1), 3, variant="recompute", timeout=120,
-                     processes=processes)
+                     processes=1, method="exhaustive")
     assert isinstance(verdict, Unknown) and "memory" in verdict.reason, verdict
-    assert len(levels) == 3 and levels[-1] is not None
-    assert 20 <= levels[-1] <= verdict.lower_bound <= 24
+    assert len(levels) == 6
+    assert 20 <= verdict.lower_bound <= 24
+    assert verdict.lower_bound == max(level for level in levels if level is not None)

@@ -186,6 +186,23 @@ class AbstractionBound:
             if inner is not None:
                 inner.set_deadline(deadline)
 
+    def forget(self) -> None:
+        """Let go of every value remembered (the parts' memos and lower bounds, what their
+        restricted searches learned and their heuristics' memos), for a search that stopped
+        for good out of memory (``apart.stop_out_of_memory``): the rest of the race then has
+        that memory.  The values are the same afterwards, searched again if asked."""
+        for table in (*self.memos, *self.lows):
+            table.clear()
+        for search in self.searches:
+            for memo in (search.memo, search.trivial_memo, search.family_memo,
+                         search.live_memo):
+                memo.clear()
+            if search.learned is not None:
+                search.learned.clear()
+        for inner in self.inner:
+            if inner is not None:
+                inner.forget()
+
     def preserved_by(self, perm: tuple[int, ...]) -> bool:
         """Whether the automorphism ``perm`` maps every part onto a part: then it permutes
         the parts (it is a bijection), keeps each vertex's number of parts and so its weight,

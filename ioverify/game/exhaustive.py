@@ -402,6 +402,7 @@ class ExhaustiveRun:
         self.level: int | None = None
         self.result: SearchResult | None = None  # set when the search is over
         self.search: Any = None  # the _Search, once built
+        self.squeezed = False  # ``squeeze``
         start = time.monotonic()
         why = infeasibility(dag, memory)
         if why is not None:
@@ -490,6 +491,25 @@ class ExhaustiveRun:
             raise InternalError("exhaustive search: a run is farmed out only where it paused")
         self.search.farmable()
         self.search.handover = farm
+
+    def squeeze(self) -> None:
+        """From now on, expand every level partially (``_Search.steps``, PARTIAL EXPANSION,
+        with d past every level: an expansion at level f makes only its successors of
+        f' < f + 1 and goes back into the queue, flagged, for the others), for a search short
+        of memory (``ioverify.search.apart.relieve``).  It then stores no successor of a level
+        before that level comes, so where its limit lies well above the level it reaches the
+        configurations it stores grow with that level, not with every level up to the limit:
+        attention_forward(2,1) at M = 3, recompute, below 40, 387,398 configurations before
+        the optimum 24, 99,886 squeezed from the start; approximate_attention(2,1,2) at M = 4,
+        recompute, below 25, 60 s, level 18 with 4,890,375 configurations, level 19 with
+        1,210,518.  Where the limit is near, the passes cost time instead (sparse_forward(causal
+        3,1) at M = 4, recompute, below 22: the optimum 21 from as many configurations, in 1.3
+        times the time; docs/performance.md).  Sound whenever it is done: each pass reports
+        the least f' it cut, whatever its reach, which is all the argument in ``steps`` needs.
+        Nothing to do once the search is over."""
+        if self.result is None and not self.squeezed:
+            self.search.partial = INFINITY
+            self.squeezed = True
 
     def stopped(self, reason: str) -> SearchResult:
         """The result of a run given no more time (it may never be advanced again): the

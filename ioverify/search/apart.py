@@ -34,7 +34,10 @@ cores (sparse_forward(causal 3,1) at M = 4 in recompute: the search with the bou
 2,187 configurations in 200 s, the one without it 279,146 in 55 s).
 
 A child that fails or ends without its result is a bug: ``InternalError`` with what it said.
-Exhausted memory is a limit: the child's search counts as stopped at its last level.
+Exhausted memory is a limit, on either side: the child's search counts as stopped at its last
+level; the search here, out of memory, stops at its last level, lets go of its configurations
+and hands the race over as above (``stop_out_of_memory``), so the child goes on with the time
+and the memory left instead of the whole race ending.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ from ioverify.game import engine
 from ioverify.game.exhaustive import ExhaustiveRun, SearchResult
 from ioverify.search import farm
 from ioverify.search.children import (CHILD_MIN_MEMORY, halved_memory, lend_memory,
-                                       start_child)
+                                       memory_pressed, start_child)
 
 REPORT_EVERY = 1.0  # seconds between two reports of the child's level
 PROBE = 1 / 8  # of the time, searched here before the race may be handed over
@@ -70,6 +73,8 @@ GRACE = 0.25
 # child caught in a long step (a collection of a large heap) is killed after it, and its
 # workers, if any, end on the end of their input.
 END_WAIT = 0.5
+# The reason a search stopped by exhausted memory gives (its level stands).
+OUT_OF_MEMORY = "the process ran out of memory"
 
 
 def default_processes() -> int:
@@ -102,10 +107,11 @@ def race_apart(run: ExhaustiveRun, deadline: float, max_states: int, processes: 
             return None
         listener = _Listener(child, seen)
         try:
-            here = _search_here(run, listener, deadline, half, processes > 1)
+            here = _search_here(run, listener, deadline, half, processes > 1, report)
             if listener.handed_over and report is not None:
-                report(f"the search without the bound, forecast ahead, goes on with "
-                       f"{processes} processes")
+                why = ("the search with the bound ran out of memory; the search without it"
+                       if here is not None else "the search without the bound, forecast ahead,")
+                report(f"{why} goes on with {processes} processes")
             _wait_for(listener, here, deadline)
         finally:
             _end(child)
@@ -149,9 +155,11 @@ def _start(run: ExhaustiveRun, seconds: float, max_states: int,
 
 
 def _search_here(run: ExhaustiveRun, listener: "_Listener", deadline: float,
-                 cap: int, handing: bool) -> SearchResult | None:
+                 cap: int, handing: bool, report=None) -> SearchResult | None:
     """Advance ``run`` a SLICE at a time until it ends, the child finishes, the deadline
-    passes or (``handing``) the race is handed over; its result if it ended."""
+    passes or (``handing``) the race is handed over; its result if it ended, or if it ran
+    out of memory (then stopped at its last level, and the race handed over whatever
+    ``handing``: the child is all that can go on).  ``report``: as ``relieve`` takes it."""
     total, base = deadline - time.monotonic(), run.seconds
     history: list[tuple[float, int]] = []
     while time.monotonic() < deadline:
@@ -164,12 +172,45 @@ def _search_here(run: ExhaustiveRun, listener: "_Listener", deadline: float,
             run.stopped(HANDED_OVER)  # lets go of its configurations: the child takes them on
             listener.hand_over()
             return None
-        result = run.advance(min(deadline, time.monotonic() + SLICE), cap)
+        try:
+            result = run.advance(min(deadline, time.monotonic() + SLICE), cap)
+        except MemoryError:
+            result = stop_out_of_memory(run)
+            listener.hand_over()
+            return result
         if result is not None:
             return result
+        relieve(run, report)
         history.append((run.seconds - base, run.level))
         listener.saw(run.level)
     return None
+
+
+def relieve(run: ExhaustiveRun, report=None) -> None:
+    """Squeeze ``run`` (``ExhaustiveRun.squeeze``: every level expanded partially from now
+    on) once this process's memory is short (``children.memory_pressed``), so that it goes
+    on closing levels where it would run out of memory; ``report``: called with a line for
+    the user when it does.  For every search that stores configurations in this process,
+    called at each of its pauses."""
+    if run.squeezed or run.result is not None or not memory_pressed():
+        return
+    run.squeeze()
+    if report is not None:
+        report("memory is short: the search now expands every level partially")
+
+
+def stop_out_of_memory(run: ExhaustiveRun) -> SearchResult:
+    """``run``, which just ran out of memory, stopped where it last paused, with its
+    configurations let go: exhausted memory is a limit like the clock, and the level it
+    proved then stands (matmul(3,3,3) at M = 10 in one-shot had proved none below 31 when it
+    ran out at 403 s).  Its bound forgets what it remembered too (``forget``), where it
+    can."""
+    bound = getattr(run.search, "bound", None)
+    result = run.stopped(OUT_OF_MEMORY)
+    run.search = None
+    if hasattr(bound, "forget"):
+        bound.forget()
+    return result
 
 
 def _behind(history: list[tuple[float, int]], spent: float, listener: "_Listener",
@@ -321,6 +362,7 @@ def _child(source, sink) -> None:
         with ExitStack() as farmed:
             while (result := run.advance(time.monotonic() + REPORT_EVERY, cap)) is None:
                 send("level", run.level, run.states, run.seconds)
+                relieve(run)
                 if told.is_set() and not farming:
                     # THE HAND-OVER: ``race_apart`` gave this search half the race's state
                     # budget; the search there has stopped and let go of its configurations,

@@ -76,6 +76,26 @@ def address_space() -> int | None:
         return None
 
 
+# A search expands every level partially (``ExhaustiveRun.squeeze``) once its process's
+# address space passes this share of its soft limit (``memory_pressed``): what is left then
+# holds the configurations of the levels it closes, where a search that stores every level
+# up to its limit runs out (matmul(3,3,3) at M = 10, one-shot, below 35: out of a 12 GiB
+# budget at 403 s, level 31).
+PRESSURE = 0.6
+
+
+def memory_pressed(share: float = PRESSURE) -> bool:
+    """Whether this process's address space is past ``share`` of its soft limit (False
+    where no limit is set, or the platform tells neither)."""
+    try:
+        import resource
+    except ImportError:
+        return False
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+    used = address_space()
+    return soft != resource.RLIM_INFINITY and used is not None and used >= share * soft
+
+
 # What this process keeps beyond its use when it lends the rest (``lend_memory``): enough to
 # read the child's reports and results while it only waits for them.
 LEND_RESERVE = 256 * 2**20

@@ -780,8 +780,9 @@ def _race_with(st: _State, bound, kind: str, variant: Variant, below: int,
                max_states: int) -> list[SearchResult]:
     """The results of the search with ``bound`` (of ``kind``) and the search without it,
     racing: on two processes (``apart.race_apart``) when ``st.processes`` > 1 and the child
-    starts, else taking turns here (``_race``).  Out of memory here, the levels the runs here
-    proved are kept (``_keep_levels``; the child's last report is not)."""
+    starts, else taking turns here (``_race``).  A search of the race that runs out of memory
+    stops at its level and the other goes on (``apart.stop_out_of_memory``); out of memory
+    anywhere else here, the levels the runs here proved are kept (``_keep_levels``)."""
     def run(use):
         return engine.search().ExhaustiveRun(st.dag, st.memory, variant, below=below,
                                              deadline=st.deadline, max_states=max_states,
@@ -808,10 +809,7 @@ def _keep_levels(st: _State, variant: Variant, runs: list[ExhaustiveRun],
     below 31 when it ran out at 403 s, and answered [27, 35]).  Each run's configurations
     are let go before anything is recorded (``kinds``: the bound each used, for the
     evidence)."""
-    results = []
-    for run in runs:
-        results.append(run.stopped("the process ran out of memory"))
-        run.search = None
+    results = [apart.stop_out_of_memory(run) for run in runs]
     for result, kind in zip(results, kinds):
         _record(st, variant, result, kind)
 
@@ -834,8 +832,10 @@ def _race(st: _State, runs: list[ExhaustiveRun], max_states: int) -> list[Search
     less than one TRAIL_EVERY-th of the time spent, in case the forecast is wrong.  Time is
     counted as spent, not in slices: a search pauses only between two configurations, and
     one configuration of the search with the bound can take seconds (its restricted
-    searches).  Returns both results: the finished ones as they finished, the others
-    stopped where they paused (their level is proved)."""
+    searches).  A run that runs out of memory stops where it last paused
+    (``apart.stop_out_of_memory``: its level stands, its configurations are let go) and the
+    other goes on alone.  Returns both results: the finished ones as they finished, the
+    others stopped where they paused (their level is proved)."""
     total = st.remaining()
     slice_ = max(MIN_SLICE, total / RACE_SLICES)
     history: list[list[tuple[float, int]]] = [[], []]
@@ -854,10 +854,15 @@ def _race(st: _State, runs: list[ExhaustiveRun], max_states: int) -> list[Search
         else:
             ahead = _ahead(history, spent, ahead, st.remaining())
             pick = 1 - ahead if spent[1 - ahead] < sum(spent) / TRAIL_EVERY else ahead
-        results[pick] = runs[pick].advance(min(st.deadline, time.monotonic() + slice_),
-                                           max(1, max_states - runs[1 - pick].states))
+        try:
+            results[pick] = runs[pick].advance(min(st.deadline, time.monotonic() + slice_),
+                                               max(1, max_states - runs[1 - pick].states))
+        except MemoryError:
+            results[pick] = apart.stop_out_of_memory(runs[pick])
+            continue
         if results[pick] is not None and results[pick].complete:
             break
+        apart.relieve(runs[pick], st.report)
         if runs[pick].level is not None:
             history[pick].append((runs[pick].seconds - base[pick], runs[pick].level))
             st.proved_so_far(runs[pick].level)
@@ -882,11 +887,12 @@ def _below(st: _State, claim: int | None) -> int:
 def _advance_noting(st: _State, run: ExhaustiveRun) -> SearchResult:
     """``run`` to its end, paused every HEARTBEAT seconds to note the level it proved so far
     for the progress lines (a pause falls between two configurations: it changes nothing the
-    search does)."""
+    search does), and squeezed there if memory is short (``apart.relieve``)."""
     while True:
         result = run.advance(time.monotonic() + HEARTBEAT)
         if result is not None:
             return result
+        apart.relieve(run, st.report)
         st.proved_so_far(run.level)
 
 
