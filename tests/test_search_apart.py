@@ -249,6 +249,14 @@ def test_the_split_keeps_the_use_and_halves_the_rest(limit, used, keep, give):
     assert children.split(limit, used) == (keep, give)
 
 
+@pytest.mark.parametrize("limit, used, most, keep, give", [
+    (12 << 30, 1 << 30, 4 << 30, 8 << 30, 4 << 30),  # half the rest is more: the cap
+    (12 << 30, 8 << 30, 4 << 30, 10 << 30, 2 << 30),  # half the rest is less: the half
+    (8, None, 1, 7, 1)])
+def test_the_split_gives_the_children_at_most_their_cap(limit, used, most, keep, give):
+    assert children.split(limit, used, most) == (keep, give)
+
+
 def test_the_hand_over_lends_the_child_the_memory_not_used_here():
     """At the hand-over this process keeps its use and LEND_RESERVE, the child's limit grows
     by what that frees, the two together hold what they held, and the end of the race gives

@@ -272,6 +272,32 @@ def test_no_workers_when_each_would_have_too_little_memory(monkeypatch):
     assert started == []
 
 
+def test_each_worker_gets_at_most_its_share_and_the_search_keeps_the_rest(monkeypatch):
+    """Half of a large budget left would give each worker far more than its memos need: each
+    is given WORKER_MEMORY, this process keeps the rest, and has its budget back after."""
+    resource = pytest.importorskip("resource")
+    from ioverify.search import children
+
+    used = children.address_space()
+    if used is None:
+        pytest.skip("this platform does not tell a process's address space")
+    saved = resource.getrlimit(resource.RLIMIT_AS)
+    budget = used + 8 * farm.WORKER_MEMORY
+    if saved[1] != resource.RLIM_INFINITY and budget > saved[1]:
+        pytest.skip("the hard limit is below what the test needs")
+    tasks = []
+    monkeypatch.setattr(farm, "_started", lambda started, count, task: tasks.append(task))
+    resource.setrlimit(resource.RLIMIT_AS, (budget, saved[1]))
+    try:
+        with farm.workers(attention_forward(2, 1), 4, "recompute", time.monotonic() + 60,
+                          2) as workers:
+            assert workers is None  # none started here: ``_started`` is a stand-in
+        assert resource.getrlimit(resource.RLIMIT_AS)[0] == budget
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, saved)
+    assert [task[-1] for task in tasks] == [farm.WORKER_MEMORY]
+
+
 def test_farmed_workers_stop_at_the_deadline_with_the_level_proved():
     dag = attention_forward(2, 2)  # recompute at M = 3 is far from settled in 3 s
     deadline = time.monotonic() + 3

@@ -27,10 +27,11 @@ CHILD_MIN_MEMORY = 256 * 2**20
 
 
 @contextmanager
-def halved_memory():
+def halved_memory(most: int | None = None):
     """Within the block this process keeps the address space it uses already and half of
     the rest of its soft limit (``split``); yields the other half for the children, or None
-    when no limit is set or the platform has none.  Splitting what is left, not the limit
+    when no limit is set or the platform has none.  ``most``: the children get at most
+    this much, and this process keeps the rest.  Splitting what is left, not the limit
     itself, matters when a process holding a large search starts children: the race's child
     at the hand-over (``ioverify.search.apart``), its search at about 2.2 GB of a 6 GB
     budget, was left 3 GB by halving the limit and stopped 22 s later, most likely out of
@@ -46,7 +47,7 @@ def halved_memory():
     if soft == resource.RLIM_INFINITY:
         yield None
         return
-    keep, give = split(soft, address_space())
+    keep, give = split(soft, address_space(), most)
     resource.setrlimit(resource.RLIMIT_AS, (keep, hard))
     try:
         yield give
@@ -54,14 +55,18 @@ def halved_memory():
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
-def split(limit: int, used: int | None) -> tuple[int, int]:
+def split(limit: int, used: int | None, most: int | None = None) -> tuple[int, int]:
     """(what this process keeps, what its children get) of an address-space ``limit`` of
     which it uses ``used`` bytes already: its use and half of the rest, and the other half;
-    half the limit each when ``used`` is unknown."""
+    half the limit each when ``used`` is unknown.  ``most``: the children get no more than
+    this, and this process keeps the rest."""
     if used is None:
-        return limit // 2, limit - limit // 2
-    used = min(max(0, used), limit)
-    give = (limit - used) // 2
+        give = limit - limit // 2
+    else:
+        used = min(max(0, used), limit)
+        give = (limit - used) // 2
+    if most is not None:
+        give = min(give, max(0, most))
     return limit - give, give
 
 

@@ -17,7 +17,8 @@ The level reached is proved as in one process (``farmed_steps``).  Limits:
   configurations it did not expand, and the search stops at the level it had proved);
 - the memory budget (``--max-memory``, the soft address-space limit, when one is set) is
   shared: this process keeps what it uses and half of the rest, the workers split the other
-  half (their memos; ``children.halved_memory``); a search that cannot have its workers (no
+  half (their memos; ``children.halved_memory``), each taking at most WORKER_MEMORY, and
+  this process keeps what they do not take; a search that cannot have its workers (no
   process, no thread to read one, too little memory for them) goes on alone;
 - whatever ends the search here (the answer, the deadline, the state cap, an exception, a
   signal) ends the workers before ``workers`` returns.
@@ -46,6 +47,14 @@ from ioverify.search.children import CHILD_MIN_MEMORY, halved_memory, start_chil
 
 FRAME = struct.Struct("<Q")
 IN_FLIGHT = 2  # batches a worker holds at once: one it works on, one waiting for it
+# Each worker is given at most this much address space, the rest staying with the search
+# here, whose configurations are what grows: a worker holds only its memos, each capped
+# (``exhaustive._MEMO_MAX`` entries), 0.6 GB each in the searches measured
+# (attention_forward(2,2) at M = 4 after 135 s; matmul(3,3,3) at M = 8, one-shot, after
+# 336 s).  Half of the rest gave two workers 2.75 GiB each of a 12 GiB budget when the search
+# here held 1 GiB, leaving it 6.5 GiB (attention_forward(3,1) at M = 5, recompute, ran out of
+# memory at 544 s holding 6.0 GB resident; docs/performance.md).
+WORKER_MEMORY = 2 * 2**30
 
 
 @contextmanager
@@ -57,7 +66,7 @@ def workers(dag, memory: int, variant: str, deadline: float, count: int):
     caller searches alone, with its whole memory budget."""
     children: list[subprocess.Popen] = []
     with ExitStack() as stack:
-        spare = stack.enter_context(halved_memory())
+        spare = stack.enter_context(halved_memory(most=count * WORKER_MEMORY))
         stack.callback(_end_all, children)  # first at the end: the workers, then the budget
         share = None if spare is None else spare // count
         farm = None
