@@ -41,31 +41,28 @@ DEGREE_2_ROWS_OPTIMA = {"one-shot": {3: 43, 4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9
 DEGREE_2_ROWS_UPPER_ENDS = {3: 42, 4: 25, 5: 19, 6: 14}
 
 
-# attention_forward(2, 2) (46 vertices): every cell but M = 3 and 4 in recompute; M = 3 is 52
-# there too (`pebble` proves it in 49 s on 2026-11-30, 245 s to 310 s on the machine of the
-# earlier measurements, past the check's budget), and M = 4 is 36, as in one-shot (`pebble`
-# proves it in 1,963 s, 9,409,450 configurations, 2026-11-30; [34, 36] after 600 s, past the
-# issue's 60 s target; docs/performance.md).
+# attention_forward(2, 2) (46 vertices): every cell but M = 4 in recompute, which is 36, as in
+# one-shot (`pebble` proves it in 1,963 s on the DAG itself, 9,409,450 configurations, and in
+# about 140 s on the DAG with its chains contracted, 2026-11-30; [34, 36] after 60 s, past
+# the issue's target and the check's budget; docs/performance.md).
 FORWARD_22_OPTIMA = {"one-shot": {3: 52, 4: 36, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16},
-                     "recompute": {5: 24, 6: 22, 7: 20, 8: 17, 9: 16}}
+                     "recompute": {3: 52, 5: 24, 6: 22, 7: 20, 8: 17, 9: 16}}
 
 # attention_forward(3, 1) (51 vertices): inputs plus outputs is 12.
-FORWARD_31_OPTIMA = {"one-shot": {7: 18, 8: 16, 9: 14, 10: 13, 11: 12},
-                     "recompute": {9: 14, 10: 13, 11: 12}}
+FORWARD_31_OPTIMA = {"one-shot": {3: 57, 4: 33, 5: 26, 6: 21, 7: 18, 8: 16, 9: 14, 10: 13,
+                                  11: 12},
+                     "recompute": {7: 18, 8: 16, 9: 14, 10: 13, 11: 12}}
 # attention_backward(2, 1) (56 vertices, the first seed's instance): inputs plus outputs is 18,
 # reached from M = 13 on (ENDPOINT_CELLS); one above it at M = 12 in one-shot, three at M = 11.
 BACKWARD = "attention-backward-2x1-optima"
 # At M = 3, the smallest feasible M, 65 in one-shot (`pebble` on two processes, 70 s,
 # 2026-11-29: the check runs it alone, on both cores, with twice its budget).
 BACKWARD_21_OPTIMA = {"one-shot": {3: 65, 11: 21, 12: 19}}
-# sparse_forward(causal 3, 1) (36 vertices): inputs plus outputs is 12; every one-shot M is
-# settled (M = 3 and 4 since the rows share their inputs' cost in the abstraction bound); in
-# recompute M = 4 is 21 (`pebble` on two processes, 55 s; 149 s in one, past the check's
-# budget: the check runs it alone on both cores), M = 3 is 35 (`pebble`, 29 s on two
-# processes on 2026-11-30, but 125 s on the machine of the earlier measurements, past that
-# budget).
+# sparse_forward(causal 3, 1) (36 vertices): inputs plus outputs is 12; every M is settled in
+# both variants (the recompute cells at M = 3 and 4 in about 2 s each since the search runs on
+# the DAG with each S joined to its exp A, where they took 29 s to 125 s and 55 s to 149 s).
 SPARSE_OPTIMA = {"one-shot": {3: 35, 4: 21, 5: 16, 6: 14, 7: 13, 8: 12},
-                 "recompute": {4: 21, 5: 16, 6: 14, 7: 13, 8: 12}}
+                 "recompute": {3: 35, 4: 21, 5: 16, 6: 14, 7: 13, 8: 12}}
 # sparse_backward(causal 3, 1) (84 vertices, past the issue's 64-vertex class): inputs plus
 # outputs is 27, reached at M = 14 in both variants; the one-shot cells just below it
 # (`ioverify bench frontier --only sparse_backward --cell-limit 300`, 2026-11-28: 29 at M = 12
@@ -110,10 +107,11 @@ def _statement(name: str, optima: dict[int, int]) -> str:
 CLAIMS = [
     Claim(
         id=FORWARD_22,
-        title="Exact optima of attention_forward(2, 2): the whole one-shot curve, and M >= 5 "
-              "in recompute",
+        title="Exact optima of attention_forward(2, 2): the whole one-shot curve, and every "
+              "M but 4 in recompute",
         statement="attention_forward(2, 2) (46 vertices): at M = 3, the smallest feasible M, "
-                  "the one-shot optimum is 52, at M = 4 it is 36, the whole one-shot curve; "
+                  "the optimum is 52 in both variants, at M = 4 the one-shot optimum is 36, "
+                  "the whole one-shot curve; "
                   "at M = 5 the optimum is 24, at M = 6 22 and at M = 7 20 in both variants; "
                   "at M = 8 it is 17, one more than inputs plus outputs, in both variants; "
                   "from M = 9 on it is 16 (inputs plus outputs) in both variants.",
@@ -121,20 +119,16 @@ CLAIMS = [
         firmness="derived",
         variant="one-shot",
         notes="From M = 9 on: the optimum never rises with M and is never below inputs plus "
-              "outputs, so M = 9 settles every larger M. The one-shot cells take at most "
-              "about 12 s each but M = 4 (about 34 s: the search with the rows' shared-cost "
-              "bound, whose rows answer from one another's restricted searches), M = 8 "
-              "recompute about 20 s and M = 5 recompute about 20 s (the search counting the "
-              "loads it owes to the vertices it stored); M = 6 and 7 in recompute about 40 s "
-              "and 36 s in one process (one count per eviction class: about 50 s each "
-              "before). At M = 3 in recompute `pebble` proves 52 on two processes in 49 s "
-              "(2026-11-30: the search's limit deepened two levels a run, a start value "
-              "that cannot win not computed; 245 s to 310 s on the slower machine of the "
-              "earlier measurements, past the check's budget, which is why the check leaves "
-              "it out). At M = 4 in recompute `pebble` proves 36, as in one-shot, in 1,963 s "
-              "(2026-11-30, 9,409,450 configurations, two processes, 9.9 GB at most; "
-              "[34, 36] after 600 s): far past the check's budget, so the check leaves it "
-              "out too (docs/performance.md).",
+              "outputs, so M = 9 settles every larger M. In the check of 2026-11-30 every "
+              "cell takes 3 s or less but M = 3 in recompute (12 s): the search runs on the "
+              "DAG with each score S joined to its exponential A (the chain-contraction "
+              "lemma: the contracted optimum is at most the DAG's). On the DAG itself M = 4 "
+              "in one-shot took about 34 s, M = 5 to 8 in recompute 20 s to 40 s and M = 3 "
+              "in recompute 49 s to 310 s. At M = 4 in recompute `pebble` proves 36, as in "
+              "one-shot, in 139 s given the contracted DAG (1,963 s on the DAG itself; "
+              "[35, 36] after 600 s when the race hands over to the search without the "
+              "bound), past the check's budget, so the check leaves it out "
+              "(docs/performance.md).",
         obligations=_searches(FORWARD_22, "attention-forward", {"n": 2, "d": 2},
                               FORWARD_22_OPTIMA, frozenset({("recompute", 8), ("recompute", 5),
                                                             ("recompute", 6), ("recompute", 7),
@@ -142,31 +136,32 @@ CLAIMS = [
     ),
     Claim(
         id=FORWARD_31,
-        title="Exact optima of attention_forward(3, 1) at large M",
-        statement="attention_forward(3, 1) (51 vertices): the one-shot optimum is 18 at M = 7, "
-                  "16 at M = 8, 14 at M = 9 and 13 at M = 10; the recompute optima at M = 9 and 10 "
-                  "are 14 and 13 too; "
+        title="Exact optima of attention_forward(3, 1): the whole one-shot curve, and M >= 7 "
+              "in recompute",
+        statement="attention_forward(3, 1) (51 vertices): the one-shot optimum is 57 at "
+                  "M = 3, the smallest feasible M, 33 at M = 4, 26 at M = 5, 21 at M = 6, "
+                  "18 at M = 7, "
+                  "16 at M = 8, 14 at M = 9 and 13 at M = 10; the recompute optima at M = 7, "
+                  "8, 9 and 10 are 18, 16, 14 and 13 too; "
                   "from M = 11 on the optimum is 12 (inputs plus outputs) in both variants.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="one-shot",
         notes="From M = 11 on: the optimum never rises with M and is never below inputs plus "
-              "outputs, so M = 11 settles every larger M. M = 7 one-shot takes about 30 s, "
-              "M = 8 one-shot about 10 s, M = 9 recompute about 30 s (108 s on two "
-              "processes before the recompute blocks shared one count per eviction class) and "
-              "M = 10 recompute about 29 s, in one process. In one-shot `pebble` on two "
-              "cores proves 21 at M = 6 (125 s with a 150 s limit; 170 s before the search "
-              "forgot the blue of idle vertices), 26 at M = 5 (348 s with a 600 s limit; "
-              "[25, 27] after 600 s before) and 33 at M = 4 (84 s with a 600 s limit, the "
-              "search with the rows' shared-cost bound), past the check's budget; in "
-              "recompute it proves 16 at M = 8, as in one-shot (559 s with a 600 s limit, "
-              "1,374,781 configurations below 16, after the recompute counts were remembered "
-              "across configurations; [15, 16] after 600 s before) "
-              "(docs/performance.md).",
+              "outputs, so M = 11 settles every larger M. In the check of 2026-11-30 every "
+              "cell takes 12 s or less but M = 5 in one-shot (58 s, run alone on both "
+              "cores) and M = 7 in recompute (39 s): the search runs on the DAG with each "
+              "score S joined to its exponential A (the chain-contraction lemma: the "
+              "contracted optimum is at most the DAG's). On the DAG itself M = 3 to 6 in "
+              "one-shot took 107 s, 84 s, 348 s and 125 s, and M = 7 and 8 in recompute "
+              "410 s and 559 s. In recompute `pebble` proves 21 at M = 6, as in one-shot "
+              "(150 s on two processes; [20, 21] after 1,500 s on the DAG itself), past the "
+              "check's budget; at M = 5 [25, 26] after 600 s (docs/performance.md).",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
                               FORWARD_31_OPTIMA, frozenset({("one-shot", 7), ("one-shot", 8),
                                                             ("recompute", 9),
-                                                            ("recompute", 10)})),
+                                                            ("recompute", 10)}),
+                              wide=frozenset({("one-shot", 5)})),
     ),
     Claim(
         id=BACKWARD,
@@ -204,27 +199,22 @@ CLAIMS = [
         title="Exact optima of causal sparse attention, n = 3, d = 1",
         statement="sparse_forward(causal 3, 1) (36 vertices, the 6 allowed pairs of a causal "
                   "mask): one-shot optima M=3: 35, M=4: 21, M=5: 16, M=6: 14, M=7: 13, "
-                  "M=8: 12, the whole one-shot curve; recompute optima M=4: 21, M=5: 16, "
-                  "M=6: 14, M=7: 13, M=8: 12 (inputs plus outputs at M = 8): every M but the "
-                  "smallest in recompute.",
+                  "M=8: 12, the whole one-shot curve; recompute optima M=3: 35, M=4: 21, "
+                  "M=5: 16, M=6: 14, M=7: 13, M=8: 12 (inputs plus outputs at M = 8): the "
+                  "whole curve in both variants.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="one-shot",
         notes="M = 3 is the smallest feasible M. The one-shot cells at M = 3 and 4 are "
               "proved with the abstraction bound whose query rows share the cost of the keys "
-              "and values they read (docs/explanation/pebbling-search.md). The recompute "
-              "cell at M = 5 takes about 56 s (the search proving no recompute schedule "
-              "below the one-shot optimum stores 261,608 configurations). The recompute cell "
-              "at M = 4 takes about 55 s on two processes (149 s in one, past the check's "
-              "budget: the check runs it alone, on both cores). In recompute at M = 3 "
-              "`pebble` on two processes proves 35, the one-shot optimum, in 29 s (2026-11-30: "
-              "the bound asked with a cap, its limit deepened two levels a run, its two "
-              "smaller rows joined); on the slower machine of the earlier measurements it "
-              "took 125 s, past the check's budget, so the check leaves it out "
-              "(docs/performance.md).",
+              "and values they read (docs/explanation/pebbling-search.md). Each recompute "
+              "cell takes about 2 s: the search runs on the DAG with each score S joined to "
+              "its exponential A (the chain-contraction lemma: the contracted optimum is at "
+              "most the DAG's). On the DAG itself M = 5 took about 56 s, M = 4 55 s on two "
+              "processes and M = 3 29 s to 125 s, which is why the check left M = 3 out "
+              "before (docs/performance.md).",
         obligations=_searches(SPARSE, "sparse-forward", {"n": 3, "d": 1, "mask": "causal"},
-                              SPARSE_OPTIMA, frozenset({("recompute", 5)}),
-                              wide=frozenset({("recompute", 4)})),
+                              SPARSE_OPTIMA),
     ),
     Claim(
         id=SPARSE_BACKWARD,
@@ -378,10 +368,13 @@ CLAIMS = [
               "M = 3 about 18 s (only [41, 44] was proved in 60 s before). In recompute at "
               "M = 6 `pebble` proves 14, three below the one-shot optimum, in 121 s on two "
               "processes (299 s with the Python search; [11, 15] in 60 s before the last "
-              "level below its limit was expanded partially), past the check's budget. At "
-              "M = 3 to 5 in recompute only brackets are proved: the bound over its parts "
-              "sees too little there, or is too dear to start. Their upper ends, 42, 25 and "
-              "19, lie one below the one-shot optima: `pebble` finds them with beam searches "
+              "level below its limit was expanded partially; 53 s and 31 s in sweeps), too "
+              "unevenly for the check's budget. At "
+              "M = 5 in recompute `pebble` proves 19 in 487 s (2026-11-30, on the DAG with "
+              "each s joined to its den; [18, 19] after 900 s on the DAG itself), past the "
+              "check's budget. At M = 3 and 4 in recompute only brackets are proved: the "
+              "bound over its parts sees too little there, or is too dear to start. The "
+              "upper ends at M = 3 to 5, 42, 25 and 19, lie one below the one-shot optima: `pebble` finds them with beam searches "
               "in one-shot on the graph with one copy of each feature per use, and replays "
               "them in recompute (docs/performance.md); the check finds and replays them "
               "again (the part recompute-upper-ends).",
@@ -397,9 +390,9 @@ CLAIMS = [
             Part("recompute-upper-ends",
                  "In recompute, schedules of 42, 25, 19 and 14 I/O exist at M = 3, 4, 5 and 6: "
                  "below the one-shot optima 43, 26, 20 and 17, so recomputation pays at every "
-                 "M from 3 to 9. At M = 6, 14 is the optimum, proved by `pebble` past the "
-                 "check's budget and not checked here; at M = 3 to 5 only brackets are proved "
-                 "(docs/performance.md).",
+                 "M from 3 to 9. At M = 6 and 5, 14 and 19 are the optima, proved by "
+                 "`pebble` past the check's budget and not checked here; at M = 3 and 4 only "
+                 "brackets are proved (docs/performance.md).",
                  tuple(exact_search(DEGREE_2_ROWS, "approximate-attention",
                                     {"n": 2, "d": 1, "degree": 2}, memory, variant="recompute",
                                     at_most=q)

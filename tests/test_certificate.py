@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from ioverify.certificate.format import RELIES_ON, SINGLE_USE_RELIES_ON, seal
+from ioverify.certificate.format import (CONTRACTION_RELIES_ON, RELIES_ON,
+                                         SINGLE_USE_RELIES_ON, seal)
+from ioverify.game.lemmas import CHAIN_CONTRACTION
 from ioverify.claims.claim import Claim, confront, exact_search, kernel, partition, symbolic
 from ioverify.cli import main
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN,
@@ -40,6 +42,9 @@ CASES = {
                                                 variant="one-shot"), "optimal"),
     # recompute, proved by a search in one-shot under the single-use lemma
     "optimal-single-use": (lambda c: exact_search(c, "matmul", MATMUL, 4), "optimal"),
+    # recompute, proved by a search on the DAG with its chains (S to exp A) contracted
+    "optimal-contracted": (lambda c: exact_search(c, "attention-forward", {"n": 2, "d": 1}, 3),
+                           "optimal"),
     "verified-trivial": (lambda c: exact_search(c, "pyramid", {"height": 2}, 3, lower_bound=4),
                          "verified"),
     "verified-bound-id": (lambda c: exact_search(c, "matmul", MATMUL, 4,
@@ -207,6 +212,18 @@ def test_a_recompute_optimum_searched_in_one_shot_names_and_rederives_the_lemma(
     assert any("no one-shot schedule with I/O <" in line for line in outcome.rechecked)
 
 
+def test_a_recompute_optimum_searched_on_the_contracted_dag_contracts_it_again(certs):
+    """attention_forward(2,1) at M = 3: the optimum is proved on the DAG with each S joined to
+    its exp A, and the re-check contracts the DAG again before it re-runs that search."""
+    doc = _doc(certs, "optimal-contracted")
+    assert doc["verdict"]["io"] == 24
+    assert doc["verdict"]["evidence"]["contracted"] == CHAIN_CONTRACTION
+    outcome = check_file(certs["optimal-contracted"])
+    assert outcome.outcome == "accepted" and CONTRACTION_RELIES_ON in outcome.relies_on
+    assert any("chains contracted again: 20 vertices, not 24" in line
+               for line in outcome.rechecked)
+
+
 def test_partition_refutation_by_a_solver_bound_is_accepted_relying_on_it(certs):
     """Regression: a refutation of at_most whose bound only Z3 proved kept no evidence, so the
     re-check rejected a true certificate; it now carries the partition evidence."""
@@ -356,6 +373,12 @@ TAMPERS = [
     ("optimal-one-shot", "lemma without another variant", _set("verdict.evidence.lemma", "x"),
      "no lemma is needed"),
     ("optimal-single-use", "lemma not relied on", _set("relies_on", []), "relies_on"),
+    ("optimal-contracted", "another lemma", _set("verdict.evidence.contracted", "trust me"),
+     "evidence contracted"),
+    ("optimal-contracted", "contraction not relied on", _set("relies_on", []), "relies_on"),
+    ("optimal", "contracted without a chain",  # pyramid(2): every vertex reads two
+     _all(_set("verdict.evidence.contracted", CHAIN_CONTRACTION),
+          _set("relies_on", [CONTRACTION_RELIES_ON])), "no chain to contract"),
     ("optimal", "unknown verdict field", _set("verdict.horizon", 3), "does not belong"),
     ("optimal", "relies_on", _set("relies_on", ["a friend's word"]), "relies_on"),
     ("optimal", "instance DAG", lambda d: d["instance"]["dag"]["edges"].pop(), "instance"),

@@ -4,13 +4,17 @@ pure Python, shared by the searches and the certificate re-check."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
-from ioverify.dag import attention_forward, binary_tree, matmul, pyramid
+from ioverify.dag import DAG, attention_forward, binary_tree, matmul, pyramid
+from ioverify.game.exhaustive import exhaustive_optimum
 from ioverify.game.greedy import greedy_schedule
-from ioverify.game.lemmas import (compute_demands, counting_lower_bound, single_use_lemma,
-                                  trivial_lower_bound)
+from ioverify.game.lemmas import (chain_groups, compute_demands, contract_chains,
+                                  counting_lower_bound, single_use_lemma, trivial_lower_bound)
 from ioverify.game.replay import replay
+from ioverify.search.unfold import expand_chains
+from ioverify.strategies import dags, memory_sizes
+from test_game_exhaustive import naive_optimum
 from test_search_pebbling import diamond
 
 
@@ -140,3 +144,95 @@ def test_the_depth_first_order_finishes_a_query_row_at_a_time():
 
     dag = attention_forward(2, 2)
     assert [greedy_schedule(dag, 4).io, best_greedy_schedule(dag, 4).io] == [53, 38]
+
+
+# --- the chain-contraction lemma ----------------------------------------------------------------
+
+def test_contraction_joins_each_vertex_of_one_non_input_predecessor_to_it():
+    """attention_forward(2,1): each exp A[i,j] has the one predecessor S[i,j], which is not an
+    input; the contracted vertex is named after A and takes S's predecessors."""
+    dag = attention_forward(2, 1)
+    contracted = contract_chains(dag)
+    assert len(contracted) == len(dag) - 4
+    names = set(contracted.names)
+    assert {"A[0,0]", "A[1,1]"} <= names and not any(n.startswith("S[") for n in names)
+    a = contracted.names.index("A[0,1]")
+    assert {contracted.names[p] for p in contracted.preds[a]} == {"Q[0,0]", "K[1,0]"}
+    assert [contracted.names[o] for o in contracted.outputs] == ["O[0,0]", "O[1,0]"]
+    assert contract_chains(matmul(2, 2, 2)) is None  # every product reads two inputs
+
+
+def test_contraction_keeps_the_inputs_out_of_the_groups():
+    """A feature of an input (one predecessor, an input) stays its own vertex: with the input
+    as root it would come for free with every load."""
+    dag = DAG.from_edges(["x", "u", "y", "o"], [("x", "u"), ("u", "o"), ("x", "y"),
+                                                ("y", "o")], outputs=["o"])
+    assert contract_chains(dag) is None
+
+
+def _contracted_optimum_is_at_most_the_dags(data, max_vertices: int) -> None:
+    """The lemma, against the naive search over every legal move on both DAGs: never above
+    (a contracted optimum above the DAG's would make every level proved on it unsound)."""
+    dag = data.draw(dags(max_vertices=max_vertices, max_in_degree=2))
+    contracted = contract_chains(dag)
+    assume(contracted is not None)
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    for variant in ("recompute", "one-shot"):
+        mine, theirs = naive_optimum(contracted, memory, variant), naive_optimum(dag, memory,
+                                                                                variant)
+        assert theirs is None or mine <= theirs, variant
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_contracted_optimum_is_at_most_the_dags_in_both_variants(data):
+    _contracted_optimum_is_at_most_the_dags(data, 7)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, deadline=None)
+@given(st.data())
+def test_the_contracted_optimum_is_at_most_the_dags_in_both_variants_thoroughly(data):
+    _contracted_optimum_is_at_most_the_dags(data, 8)
+
+
+@st.composite
+def chained_dags(draw, max_vertices: int = 9) -> DAG:
+    """DAGs whose vertices of one non-input predecessor form private chains: each vertex reads
+    two earlier vertices open to use, and may be followed by a chain of one or two vertices,
+    each reading the one before it alone (the ones before the last then closed to use)."""
+    names, edges, open_ = [], [], []
+    for v in range(draw(st.integers(2, 3))):
+        names.append(f"x{v}")
+        open_.append(f"x{v}")
+    while len(names) < max_vertices:
+        preds = draw(st.lists(st.sampled_from(open_), min_size=2, max_size=2, unique=True))
+        chain = [f"v{len(names) + i}" for i in range(1 + draw(st.integers(0, 2)))]
+        chain = chain[:max_vertices - len(names)]
+        edges += [(p, chain[0]) for p in preds]
+        edges += list(zip(chain, chain[1:]))
+        names += chain
+        open_.append(chain[-1])
+    return DAG.from_edges(names, edges)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_contracted_schedule_of_private_chains_expands_one_pebble_up(data):
+    """``expand_chains``: where every member of a group but its last feeds only the group and
+    is no output, an optimal contracted schedule expands to a schedule of the DAG of the same
+    I/O that replays with one pebble more (each group's computes hold two members at once)."""
+    dag = data.draw(chained_dags())
+    contracted = contract_chains(dag)
+    assume(contracted is not None)
+    group = chain_groups(dag)
+    last = {root: v for v, root in enumerate(group)}
+    assume(all(last[group[v]] == v or (not dag.is_output[v]
+                                       and all(group[s] == group[v] for s in dag.succs[v]))
+               for v in range(len(dag))))
+    memory = data.draw(memory_sizes(contracted, max_extra=2))
+    for variant in ("recompute", "one-shot"):
+        found = exhaustive_optimum(contracted, memory, variant)
+        expanded = expand_chains(found.schedule, dag)
+        result = replay(dag, expanded, memory + 1, variant)
+        assert result.ok and result.io == found.optimum, (variant, result)

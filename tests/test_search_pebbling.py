@@ -5,11 +5,15 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
-from ioverify.dag import binary_tree, matmul, pyramid
-from ioverify.dag.model import DAGBuilder
+from ioverify.dag import attention_forward, binary_tree, matmul, pyramid
+from ioverify.dag.model import DAG, DAGBuilder
 from ioverify.errors import InvalidArgument
+from ioverify.game.exhaustive import exhaustive_optimum
+from ioverify.game.lemmas import CHAIN_CONTRACTION, contract_chains
 from ioverify.game.replay import replay
+from ioverify.strategies import dags, memory_sizes
 from ioverify.search.pebbling import pebble
 from ioverify.verdict import Infeasible, Optimal, Refuted, Verified, is_proof, verdict_to_json
 
@@ -389,8 +393,9 @@ def test_progress_lines_show_the_level_proved_so_far(monkeypatch, processes, abs
     monkeypatch.setattr(apart, "SLICE", 0.005)  # the race here: its levels between slices
     said: list[str] = []
     dag = attention_forward(2, 1)
+    # On the DAG itself: on the contracted one the race can end before a slice shows a level.
     verdict = pebble(dag, 3, variant="recompute", timeout=120, processes=processes,
-                     abstraction=abstraction, progress=said.append)
+                     abstraction=abstraction, progress=said.append, contract=False)
     assert isinstance(verdict, Optimal) and verdict.io == 24
     def levels(variant):  # each search's lines name its variant (the one-shot sub-search's)
         return [int(line.split("none below ")[1].split(" ")[0]) for line in said
@@ -414,7 +419,7 @@ def test_the_level_so_far_ends_with_its_search(monkeypatch):
     def searched(st, claim, variant, max_states):
         st.proved_so_far(20)
         assert st.proving == 20
-        return SimpleNamespace(states=1, reason="measured only")
+        return SimpleNamespace(states=1, reason="measured only", complete=False)
 
     monkeypatch.setattr(pebbling, "_run_exhaustive", searched)
     st = pebbling._State(attention_forward(2, 1), 3,
@@ -519,3 +524,53 @@ def test_a_race_with_both_searches_out_of_memory_keeps_the_level_proved(monkeypa
     assert len(levels) == 6
     assert 20 <= verdict.lower_bound <= 24
     assert verdict.lower_bound == max(level for level in levels if level is not None)
+
+
+# --- the search on the contracted DAG (``_run_contracted``) ----------------------------------------
+
+def test_a_level_proved_on_the_contracted_dag_names_the_contraction():
+    """attention_forward(2,1) at M = 3: the search runs on the DAG with each S joined to its
+    exp A, proves the optimum 24 there, and its expanded schedule replays on the DAG."""
+    dag = attention_forward(2, 1)
+    for variant in ("recompute", "one-shot"):
+        verdict = pebble(dag, 3, variant=variant)
+        assert verdict.status == "optimal" and verdict.io == 24
+        assert verdict.evidence.kind == "exhaustive-search"
+        assert verdict.evidence.detail["contracted"] == CHAIN_CONTRACTION
+        assert replay(dag, verdict.schedule, 3, variant).io == 24
+        off = pebble(dag, 3, variant=variant, contract=False)
+        assert off.io == 24 and "contracted" not in off.evidence.detail
+
+
+def test_a_contracted_optimum_below_the_dags_hands_over_to_the_search_on_the_dag():
+    """Joining v4 to v2 merges two outputs into one store: the contracted optimum is 5, the
+    DAG's 6.  The contracted search's level stands until the search on the DAG proves more,
+    and the answer is the DAG's optimum."""
+    dag = DAG.from_edges([f"v{i}" for i in range(7)],
+                         [("v0", "v2"), ("v1", "v2"), ("v0", "v3"), ("v2", "v3"), ("v2", "v4"),
+                          ("v2", "v5"), ("v0", "v6")], outputs=["v2", "v3", "v4", "v6"])
+    contracted = contract_chains(dag)
+    assert exhaustive_optimum(contracted, 3, "one-shot").optimum == 5
+    for variant in ("recompute", "one-shot"):
+        verdict = pebble(dag, 3, variant=variant)
+        assert verdict.status == "optimal" and verdict.io == 6
+        assert exhaustive_optimum(dag, 3, variant).optimum == 6
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_the_search_with_contraction_finds_the_dags_optimum(data):
+    """On random DAGs with chains, both variants: ``pebble`` (which searches the contracted
+    DAG first) answers the optimum of the exhaustive search on the DAG itself, with a schedule
+    that replays; a level proved on the contracted DAG says so."""
+    dag = data.draw(dags(max_vertices=8, max_in_degree=2))
+    assume(contract_chains(dag) is not None)
+    memory = data.draw(memory_sizes(dag, max_extra=2))
+    for variant in ("recompute", "one-shot"):
+        verdict = pebble(dag, memory, variant=variant)
+        optimum = exhaustive_optimum(dag, memory, variant).optimum
+        assert verdict.status == "optimal" and verdict.io == optimum, variant
+        assert replay(dag, verdict.schedule, memory, variant).io == optimum
+        if verdict.evidence.kind == "exhaustive-search" and "contracted" in verdict.evidence.detail:
+            assert exhaustive_optimum(contract_chains(dag), memory, variant,
+                                      below=verdict.io).optimum is None

@@ -177,19 +177,23 @@ def test_exhaustive_search_out_of_states_hands_over_to_z3(monkeypatch, variant):
     assert verdict.evidence.kind in ("one-shot-exact-horizon", "proved-horizon")
 
 
-def test_a_stopped_exhaustive_search_still_raises_the_lower_bound(monkeypatch):
+@pytest.mark.parametrize("contract, cap", [(False, 30_000), (True, 1_000)])
+def test_a_stopped_exhaustive_search_still_raises_the_lower_bound(monkeypatch, contract, cap):
     """Out of states, the exhaustive search has still proved the A* level it reached: an
-    honest bracket, and a claim up to that level is verified on it (no upgrade beyond)."""
-    monkeypatch.setattr(search, "EXHAUSTIVE_ONLY_MAX_STATES", 30_000)
+    honest bracket, and a claim up to that level is verified on it (no upgrade beyond), on
+    the DAG itself or on the DAG with its chains contracted (the evidence then says so)."""
+    monkeypatch.setattr(search, "EXHAUSTIVE_ONLY_MAX_STATES", cap)
     dag = attention_forward(2, 1)
     # Without the abstraction bound: with it (the rows sharing the keys' and values' cost)
     # this recompute search finishes in about 550 configurations.
-    verdict = search.pebble(dag, 3, method="exhaustive", abstraction=False)
+    verdict = search.pebble(dag, 3, method="exhaustive", abstraction=False, contract=contract)
     assert isinstance(verdict, Unknown) and 8 < verdict.lower_bound < verdict.upper_bound
+    assert ("on the contracted DAG" in verdict.reason) == contract
     level = verdict.lower_bound
     verified = search.pebble(dag, 3, method="exhaustive", claim_lower_bound=level,
-                             abstraction=False)
+                             abstraction=False, contract=contract)
     assert isinstance(verified, Verified) and verified.evidence.kind == "exhaustive-search"
+    assert ("contracted" in verified.evidence.detail) == contract
     # Asked below a claim, the search need not find a goal: it may prove more, never too much
     # (the recompute optimum is 24).
     for claim in (level + 1, 24, 25):

@@ -146,6 +146,10 @@ SINGLE_USE_RELIES_ON = ("the demand-count lemma (ioverify.game.lemmas.compute_de
                         "optima are equal")
 
 
+CONTRACTION_RELIES_ON = ("the chain-contraction lemma (ioverify.game.lemmas.contract_chains): "
+                         "the contracted DAG's optimum is at most the DAG's, in either variant")
+
+
 def relies_on(verdict: dict) -> list[str]:
     """What a verdict (as certificate JSON: ``status`` and ``evidence``) relies on: an optimum,
     a verified bound, or a refutation by a proved bound, and only through its evidence kind."""
@@ -157,5 +161,7 @@ def relies_on(verdict: dict) -> list[str]:
             evidence.get("lower_by", "Z3")).startswith("Z3"):
         return [f"the counting argument for the least number of parts: {evidence['lower_by']}"]
     lemma = [SINGLE_USE_RELIES_ON] if "searched" in evidence else []
+    if "contracted" in evidence:
+        lemma.append(CONTRACTION_RELIES_ON)
     reason = RELIES_ON.get(evidence.get("kind"))
     return lemma + ([reason] if reason else [])

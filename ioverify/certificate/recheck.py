@@ -18,6 +18,8 @@ status included:
   certificate's closed configurations read beside it by SHA-256 and checked block by block by
   ``ioverify.certificate.closed``); evidence proved in one-shot for a recompute bound
   (``searched``) is checked in one-shot once the single-use lemma is re-derived from the DAG;
+  an exhaustive search on the contracted DAG (``contracted``) is re-run on the DAG contracted
+  again here (``ioverify.game.lemmas.contract_chains``);
 * **partition**: the witness re-checked as a 2M-partition of the core DAG, the bound recomputed
   as M (P - 1), the counting bound on P recomputed, a solver's unsat relied on, said so;
 * **kernel**: the kernel re-run with the certificate's seed, re-certified, its counts, bound
@@ -47,13 +49,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ioverify.certificate.closed import check_closed
-from ioverify.certificate.format import (NotRechecked, RELIES_ON, SINGLE_USE_RELIES_ON, digest,
-                                         read, validate)
+from ioverify.certificate.format import (CONTRACTION_RELIES_ON, NotRechecked, RELIES_ON,
+                                         SINGLE_USE_RELIES_ON, digest, read, validate)
 from ioverify.certificate.lrat import check_lrat, read_dimacs
 from ioverify.certificate.reencode import one_shot_cnf
 from ioverify.certificate.format import relies_on as relies_on_of
-from ioverify.game.lemmas import (carry_fact, compute_demands, counting_lower_bound,
-                                  single_use_lemma, trivial_lower_bound)
+from ioverify.game.lemmas import (CHAIN_CONTRACTION, carry_fact, compute_demands,
+                                  contract_chains, counting_lower_bound, single_use_lemma,
+                                  trivial_lower_bound)
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_UNKNOWN,
                              CertificateRejected, IOVerifyError, InvalidFormat, exit_code_of)
 from ioverify.verdict import EVIDENCE_KINDS, SEVERITY, to_json
@@ -93,7 +96,8 @@ ATTAINED_FIELDS = {"status", "io", "at_most", "evidence", "variant"}
 
 # Evidence fields by kind: (compared, recorded only).
 EVIDENCE_FIELDS = {
-    "exhaustive-search": ({"below"}, {"states", "budget", "heuristic", "searched", "lemma"}),
+    "exhaustive-search": ({"below"}, {"states", "budget", "heuristic", "searched", "lemma",
+                                      "contracted"}),
     "trivial-bound": ({"bound"}, {"budget"}),
     "one-shot-exact-horizon": ({"steps", "unsat_budget"},
                                {"method", "automorphisms", "backend", "budget"}),
@@ -495,8 +499,8 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
     _known_fields("evidence", evidence, compared | {"kind"}, recorded)
     if kind == "exhaustive-search":
         searched = _searched(dag, variant, evidence, log)
-        _exhaustive_evidence(dag, memory, searched, evidence["below"], figure, log, exact,
-                             evidence.get("heuristic"))
+        _exhaustive_evidence(_contracted(dag, evidence, log), memory, searched,
+                             evidence["below"], figure, log, exact, evidence.get("heuristic"))
     elif kind == "trivial-bound":
         _trivial_evidence(dag, evidence["bound"], figure, log, exact)
     elif kind == "clausal-proof":
@@ -532,6 +536,23 @@ def _searched(dag, variant: str, evidence: dict, log: _Log) -> str:
                          "use, so the recompute and one-shot optima are equal")
     log.relies_on.append(SINGLE_USE_RELIES_ON)  # the lemma's proof is on paper
     return searched
+
+
+def _contracted(dag, evidence: dict, log: _Log):
+    """The DAG to re-run an exhaustive search on: ``dag``, or (evidence field ``contracted``)
+    ``dag`` with its chains contracted, contracted again here; the contracted game's optimum is
+    at most the DAG's in either variant, so no contracted schedule below a level means no
+    schedule of the DAG below it."""
+    if "contracted" not in evidence:
+        return dag
+    _same("evidence contracted (the lemma the search on the contracted DAG rests on)",
+          CHAIN_CONTRACTION, evidence["contracted"])
+    contracted = contract_chains(dag)
+    _require(contracted is not None, "evidence contracted: the DAG has no chain to contract")
+    log.rechecked.append(f"chains contracted again: {len(contracted)} vertices, not "
+                         f"{len(dag)}; the contracted optimum is at most the DAG's")
+    log.relies_on.append(CONTRACTION_RELIES_ON)  # the lemma's proof is on paper
+    return contracted
 
 
 def _exhaustive_evidence(dag, memory, variant, below, figure, log, exact, heuristic) -> None:

@@ -30,6 +30,10 @@
    needed non-input vertex has one use (``single_use_lemma``) it searches in one-shot, whose
    configurations are far fewer: the two optima are equal there, so a level it proves is a
    recompute lower bound too, and its evidence names the variant searched and the lemma.
+   Where the DAG has chains to contract (``contract_chains``), it searches the contracted DAG
+   first: the contracted game's optimum is at most the DAG's, so a level it proves is a lower
+   bound, and its evidence names the contraction; its schedules are of the contracted DAG,
+   expanded onto the DAG (``unfold.expand_chains``) and kept only if they replay.
 4. **recompute proofs need a horizon-free argument**; a bounded recompute encoding that is unsat
    only gives ``Bounded(horizon)``.  Besides the exhaustive search:
    * ``trivial-bound``: every needed input is loaded and every output stored at least once, in
@@ -67,8 +71,8 @@ from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.beam import beam_schedule
 from ioverify.game.greedy import best_greedy_schedule, greedy_schedule
-from ioverify.game.lemmas import (SINGLE_USE, compute_demands, single_use_lemma,
-                                  trivial_lower_bound)
+from ioverify.game.lemmas import (CHAIN_CONTRACTION, SINGLE_USE, compute_demands,
+                                  contract_chains, single_use_lemma, trivial_lower_bound)
 from ioverify.game.replay import replay
 from ioverify.game.rules import (ONE_SHOT, Schedule, Variant, check_memory, infeasibility,
                                  require_variant)
@@ -112,6 +116,7 @@ class _State:
     enough: int | None = None  # stop at a schedule this cheap (a bound proved elsewhere)
     abstraction: bool = True  # let the exhaustive search use the abstraction bound
     processes: int = 1  # 2: the race's second search in a child process (``apart``)
+    contract: bool = True  # let the exhaustive search run on the contracted DAG first
     # The level the running exhaustive search has proved so far (no schedule below it in the
     # variant it searches), shown in its progress lines only: the verdict's lower bound is
     # raised from its result (``_record``).  None while no level is known.
@@ -284,7 +289,7 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
            progress: Progress | None = None, method: str = "auto", rlimit: int | None = None,
            max_states: int | None = None, started: float | None = None,
            incumbent: Schedule | None = None, enough: int | None = None,
-           abstraction: bool = True, processes: int = 1) -> Verdict:
+           abstraction: bool = True, processes: int = 1, contract: bool = True) -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
     every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
 
@@ -308,7 +313,9 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     race's search without the bound in a child process, each with the whole time
     (``ioverify.search.apart``; only with a ``timeout``), instead of the two taking turns here,
     and a search without the bound on that many worker processes making its successors
-    (``ioverify.search.farm``; only with a ``timeout``)."""
+    (``ioverify.search.farm``; only with a ``timeout``).  ``contract``: let the exhaustive
+    search run on the DAG with its chains contracted first (``_run_contracted``; False: on the
+    DAG only, for comparison)."""
     rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
                                     rlimit, max_states)
     positive("processes", processes)
@@ -331,7 +338,7 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
                 Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
                 rlimit=rlimit, max_states=state_cap(method, max_states, dag), timeout=timeout,
                 enough=None if claim is not None else enough, abstraction=abstraction,
-                processes=processes)
+                processes=processes, contract=contract)
     settled = _settled(st, claim)
     if settled is not None:
         return settled
@@ -615,7 +622,8 @@ def _one_shot_upper(st: _State, claim: int | None, route=None,
     sub = _State(st.dag, st.memory, ONE_SHOT, st.seed, st.deadline, st.progress, st.start,
                  start, start.io, st.lower, st.lower_evidence, exhaustive=st.exhaustive,
                  rlimit=st.rlimit, max_states=st.max_states, timeout=st.timeout,
-                 symmetry=st.symmetry, enough=st.enough, processes=st.processes)
+                 symmetry=st.symmetry, enough=st.enough, processes=st.processes,
+                 contract=st.contract)
     with _share(sub, share):
         answer = _settled(sub, claim) or (route or _one_shot_route)(sub, claim)
     st.symmetry = sub.symmetry
@@ -687,13 +695,67 @@ def _exhaustive(st: _State, claim: int | None, share: float | None = None):
         return "timeout before the exhaustive search"
     try:
         with _share(st, share):
-            result = _run_exhaustive(st, claim, _searched_variant(st), max_states)
+            result, where = _run_contracted(st, claim, _searched_variant(st), max_states)
     finally:
         st.proving = None  # the progress lines of what follows (Z3) are not this search's
     settled = _settled(st, claim)
     if settled is not None:
         return settled
-    return f"exhaustive search incomplete after {result.states} states: {result.reason}"
+    return f"exhaustive search{where} incomplete after {result.states} states: {result.reason}"
+
+
+def _run_contracted(st: _State, claim: int | None, variant: Variant, max_states: int):
+    """The exhaustive search in ``variant`` on the DAG with its chains contracted
+    (``contract_chains``), where that removes a vertex, else on the DAG (``_run_exhaustive``).
+    The contracted game's optimum is at most the DAG's, so every level it proves is a lower
+    bound here, its evidence naming the contraction (``contracted``).  A contracted schedule
+    below the DAG's best is a lower bound too (the contracted optimum, once its search is
+    complete) and is expanded onto the DAG (``unfold.expand_chains``): if that replays at M
+    it is the optimum.  If it does not, the search on the DAG itself takes the time left
+    (the contracted optimum lies below the DAG's there).  Returns the last search's result
+    and where it ran, for the record ("" or " on the contracted DAG")."""
+    contracted = contract_chains(st.dag) if st.contract else None
+    if contracted is None:
+        return _run_exhaustive(st, claim, variant, max_states), ""
+    sub = _State(contracted, st.memory, variant, st.seed, st.deadline, st.progress, st.start,
+                 None, _below(st, claim), st.lower, st.lower_evidence, rlimit=st.rlimit,
+                 max_states=st.max_states, timeout=st.timeout, abstraction=st.abstraction,
+                 processes=st.processes)  # its best: a contracted schedule, once it has one
+    st.report(f"the DAG with its chains contracted: {len(contracted)} vertices, not "
+              f"{len(st.dag)}")
+    try:
+        result = _run_exhaustive(sub, claim, variant, max_states)
+    finally:
+        if sub.lower > st.lower:
+            st.raise_lower(sub.lower, _contracted_evidence(st, variant, sub.lower_evidence))
+    if sub.best is not None and sub.upper < st.upper:
+        _expanded(st, sub.best)
+    if not result.complete or st.lower >= _below(st, claim) or st.out_of_time():
+        return result, " on the contracted DAG"
+    return _run_exhaustive(st, claim, variant, max_states), ""
+
+
+def _contracted_evidence(st: _State, variant: Variant, evidence: Evidence) -> Evidence:
+    """The evidence of a level proved on the contracted DAG in ``variant``, for the verdict
+    on the DAG: the contraction named, and the single-use lemma too if ``variant`` is not the
+    verdict's (``_record``)."""
+    if evidence.kind != "exhaustive-search":
+        raise InternalError(f"the search on the contracted DAG proved its level by "
+                            f"{evidence.kind!r}, not by an exhaustive search")
+    detail = {**evidence.detail, "contracted": CHAIN_CONTRACTION}
+    if variant != st.variant:
+        detail["searched"], detail["lemma"] = variant.name, SINGLE_USE
+    return Evidence(evidence.kind, detail)
+
+
+def _expanded(st: _State, schedule: Schedule) -> None:
+    """Keep ``schedule`` of the contracted DAG, expanded onto the DAG, as the best if it
+    replays at M in the verdict's variant and beats the best known."""
+    expanded = unfold.expand_chains(schedule, st.dag)
+    if expanded.io < st.upper and replay(st.dag, expanded, st.memory, st.variant).ok:
+        st.best = checked(st.dag, expanded, st.memory, st.variant, expanded.io,
+                          "the schedule of the contracted DAG, expanded")
+        st.upper = expanded.io
 
 
 def _searched_variant(st: _State) -> Variant:

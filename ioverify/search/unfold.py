@@ -1,4 +1,6 @@
-"""Recompute upper bounds from one-shot schedules of an UNFOLDED DAG (``unfold``, ``fold``).
+"""Schedules of a DAG from schedules of another made from it: recompute upper bounds from
+one-shot schedules of an UNFOLDED DAG (``unfold``, ``fold``), and schedules from those of the
+CONTRACTED DAG (``expand_chains``, for ``ioverify.game.lemmas.contract_chains``).
 
 A vertex u whose only predecessor is an input costs nothing to compute again while that input
 is red: approximate attention's degree-2 features (U = Q^2, U = K^2) are such vertices, each
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError
+from ioverify.game.lemmas import chain_groups
 from ioverify.game.rules import COMPUTE, DELETE, LOAD, STORE, Schedule
 
 
@@ -95,4 +98,47 @@ def fold(schedule: Schedule, origin: tuple[int, ...]) -> Schedule:
         if keep:
             kinds.append(kind)
             vertices.append(u)
+    return Schedule(kinds, vertices)
+
+
+def expand_chains(schedule: Schedule, dag: DAG) -> Schedule:
+    """The moves of ``schedule``, a schedule of ``dag``'s contracted DAG
+    (``ioverify.game.lemmas.contract_chains``), on ``dag``: a compute of a group computes its
+    members in order, deleting each member as soon as the next is computed when it has no
+    successor outside the group and is no output; a load, a store of a group loads, stores its
+    last member; a delete deletes its red members.  An upper bound at most: it may exceed M
+    (the group's computes hold one pebble more) or miss a member a successor needs, and is
+    replayed before use like any schedule."""
+    group = chain_groups(dag)
+    members: dict[int, list[int]] = {}
+    for v, root in enumerate(group):
+        members.setdefault(root, []).append(v)
+    chains = [members[root] for root in sorted(members)]
+    inside = {v: i for i, chain in enumerate(chains) for v in chain}
+    private = [dag.is_output[v] == 0 and all(inside[s] == inside[v] for s in dag.succs[v])
+               for v in range(len(dag))]
+    red: set[int] = set()
+    kinds, vertices = bytearray(), []
+
+    def move(kind: int, v: int) -> None:
+        kinds.append(kind)
+        vertices.append(v)
+        if kind in (COMPUTE, LOAD):
+            red.add(v)
+        elif kind == DELETE:
+            red.discard(v)
+
+    for kind, w in zip(schedule.kinds, schedule.vertices):
+        chain = chains[w]
+        if kind == COMPUTE:
+            for before, v in zip([None, *chain], chain):
+                move(COMPUTE, v)
+                if before is not None and private[before]:
+                    move(DELETE, before)
+        elif kind == DELETE:
+            for v in chain:
+                if v in red:
+                    move(DELETE, v)
+        else:
+            move(kind, chain[-1])
     return Schedule(kinds, vertices)
