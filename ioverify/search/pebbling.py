@@ -742,10 +742,15 @@ def _contracted_evidence(st: _State, variant: Variant, evidence: Evidence) -> Ev
     if evidence.kind != "exhaustive-search":
         raise InternalError(f"the search on the contracted DAG proved its level by "
                             f"{evidence.kind!r}, not by an exhaustive search")
-    detail = {**evidence.detail, "contracted": CHAIN_CONTRACTION}
-    if variant != st.variant:
-        detail["searched"], detail["lemma"] = variant.name, SINGLE_USE
-    return Evidence(evidence.kind, detail)
+    return Evidence(evidence.kind, {**evidence.detail, "contracted": CHAIN_CONTRACTION,
+                                    **_other_variant(st, variant)})
+
+
+def _other_variant(st: _State, variant: Variant) -> dict:
+    """The evidence fields of a level proved in ``variant`` for a verdict in another (one-shot
+    for recompute, ``_equal_optima``): the variant searched and the lemma, which the checker
+    re-derives; none in the verdict's own variant."""
+    return {} if variant == st.variant else {"searched": variant.name, "lemma": SINGLE_USE}
 
 
 def _expanded(st: _State, schedule: Schedule) -> None:
@@ -1002,9 +1007,8 @@ def _record(st: _State, variant: Variant, result: SearchResult, kind: str | None
                           f"the exhaustive {variant.name} search")
         st.upper = result.optimum
     if _equal_optima(st, variant) and result.lower_bound is not None:
-        detail = {"states": result.states, "below": result.lower_bound}
-        if variant != st.variant:  # the argument: the lemma, which the checker re-derives
-            detail["searched"], detail["lemma"] = variant.name, SINGLE_USE
+        detail = {"states": result.states, "below": result.lower_bound,
+                  **_other_variant(st, variant)}
         if kind is not None:  # how to re-run it quickly; any admissible heuristic agrees
             detail["heuristic"] = kind
         st.raise_lower(result.lower_bound, Evidence("exhaustive-search", detail))

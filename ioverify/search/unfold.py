@@ -114,8 +114,7 @@ def expand_chains(schedule: Schedule, dag: DAG) -> Schedule:
     for v, root in enumerate(group):
         members.setdefault(root, []).append(v)
     chains = [members[root] for root in sorted(members)]
-    inside = {v: i for i, chain in enumerate(chains) for v in chain}
-    private = [dag.is_output[v] == 0 and all(inside[s] == inside[v] for s in dag.succs[v])
+    private = [dag.is_output[v] == 0 and all(group[s] == group[v] for s in dag.succs[v])
                for v in range(len(dag))]
     red: set[int] = set()
     kinds, vertices = bytearray(), []
