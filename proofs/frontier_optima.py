@@ -30,15 +30,14 @@ DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
                    "recompute": {3: 15, 4: 9, 5: 5, 6: 4}}
 # approximate_attention(2, 1, 2) (37 vertices, the smallest degree-2 instance with two query
 # rows): inputs plus outputs is 8; the whole one-shot curve (M = 3 since the search forgets idle
-# blue, N17); in recompute M = 6 is 14 (`pebble`, 121 s on two processes with the compiled
-# search, 299 s with the Python one, past the check's budget), and below it
-# only brackets are proved, their upper ends 42, 25 and 19 at M = 3, 4 and 5, one below the
-# one-shot optima (docs/performance.md).
+# blue, N17); in recompute 25 at M = 4, 19 at M = 5 and 14 at M = 6 (about 100 s, 45 s and
+# 5 s on two processes since the search runs first on the DAG with each square U joined to its
+# input, 2026-11-30) and [40, 42] at M = 3 after 600 s (docs/performance.md).
 DEGREE_2_ROWS_OPTIMA = {"one-shot": {3: 43, 4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9: 9, 10: 8},
-                        "recompute": {7: 10, 8: 9, 9: 8}}
-# Its recompute upper ends below M = 7, each a schedule found by the beams on the DAG unfolded at
-# the degree-2 features and replayed (6.6 to 15.1 s a cell alone, docs/performance.md).
-DEGREE_2_ROWS_UPPER_ENDS = {3: 42, 4: 25, 5: 19, 6: 14}
+                        "recompute": {4: 25, 5: 19, 6: 14, 7: 10, 8: 9, 9: 8}}
+# Its recompute upper end at M = 3, a schedule found by the beams on the DAG unfolded at the
+# degree-2 features and replayed (6.6 to 15.1 s a cell alone, docs/performance.md).
+DEGREE_2_ROWS_UPPER_ENDS = {3: 42}
 
 
 # attention_forward(2, 2) (46 vertices): every cell but M = 4 in recompute, which is 36, as in
@@ -346,20 +345,26 @@ CLAIMS = [
     Claim(
         id=DEGREE_2_ROWS,
         title="Exact optima of approximate_attention(2, 1, 2): the whole one-shot curve, and "
-              "M >= 7 in recompute: recomputation pays at every M from 3 to 9",
+              "M >= 4 in recompute: recomputation pays at every M from 3 to 9",
         statement="approximate_attention(2, 1, 2) (37 vertices, two query rows, degree 2): "
                   "one-shot optima M=3: 43, M=4: 26, M=5: 20, M=6: 17, M=7: 13, M=8: 10, "
-                  "M=9: 9, M=10: 8; recompute optima M=7: "
+                  "M=9: 9, M=10: 8; recompute optima M=4: 25, M=5: 19, M=6: 14, M=7: "
                   "10, M=8: 9, M=9: 8 (inputs plus outputs, so at every larger M in both "
-                  "variants): recomputing saves 3 transfers at M = 7 and 1 at M = 8 and 9. "
-                  "In recompute, schedules of 42, 25, 19 and 14 I/O exist at M = 3, 4, 5 "
-                  "and 6, below the one-shot optima there.",
+                  "variants): recomputing saves 1 transfer at M = 4 and 5, 3 at M = 6 and 7 "
+                  "and 1 at M = 8 and 9. In recompute, a schedule of 42 I/O exists at M = 3, "
+                  "below the one-shot optimum there.",
         source="found by ioverify's exact search (the exact level of the toolkit)",
         firmness="derived",
         variant="recompute",
         notes="As on approximate_attention(1, 1, 2), the degree-2 features each feed the "
               "numerator and the denominator, and computing one again from its input is "
-              "cheaper than storing it and loading it back. The recompute cell at M = 7 takes "
+              "cheaper than storing it and loading it back. In recompute the search runs "
+              "first on the DAG with each square U joined to its input (the chain-contraction "
+              "lemma with the inputs as roots: the contracted optimum is at most the DAG's), "
+              "where M = 4 takes about 100 s and M = 5 about 45 s on two processes (the check "
+              "runs them alone, on both cores, M = 4 with twice its budget) and M = 6 about "
+              "7 s; on the DAG itself M = 5 and 6 took 487 s and 121 s and M = 4 was [18, 25] "
+              "after 60 s (2026-11-30). The recompute cell at M = 7 takes "
               "about 20 s: before the search counted the loads it owes to the vertices it "
               "stored, it proved only [10, 13] in 60 s. The one-shot cells at M = 5 and 6 "
               "take about 50 s and 45 s in one process: the beam search before the "
@@ -370,33 +375,28 @@ CLAIMS = [
               "(the beams find 26, and the search below it stores what A* must close; 75 s "
               "on a faster machine before the search forgot the blue of idle vertices), and "
               "M = 3 about 18 s (only [41, 44] was proved in 60 s before). In recompute at "
-              "M = 6 `pebble` proves 14, three below the one-shot optimum, in 121 s on two "
-              "processes (299 s with the Python search; [11, 15] in 60 s before the last "
-              "level below its limit was expanded partially; 53 s and 31 s in sweeps), too "
-              "unevenly for the check's budget. At "
-              "M = 5 in recompute `pebble` proves 19 in 487 s (2026-11-30, on the DAG with "
-              "each s joined to its den; [18, 19] after 900 s on the DAG itself), past the "
-              "check's budget. At M = 3 and 4 in recompute only brackets are proved: the "
-              "bound over its parts sees too little there, or is too dear to start. The "
-              "upper ends at M = 3 to 5, 42, 25 and 19, lie one below the one-shot optima: `pebble` finds them with beam searches "
+              "M = 3 `pebble` proves [40, 42] after 600 s ([26, 42] before): the optimum of "
+              "the DAG contracted with the inputs as roots is 40 there, below the DAG's best "
+              "schedule. That upper end, 42, lies one below the one-shot optimum: "
+              "`pebble` finds it with beam searches "
               "in one-shot on the graph with one copy of each feature per use, and replays "
-              "them in recompute (docs/performance.md); the check finds and replays them "
+              "it in recompute (docs/performance.md); the check finds and replays it "
               "again (the part recompute-upper-ends).",
         obligations=(),
         parts=(
             Part("optima", "One-shot optima M=3: 43, M=4: 26, M=5: 20, M=6: 17, M=7: 13, "
-                           "M=8: 10, M=9: 9, M=10: 8; recompute optima M=7: 10, M=8: 9, "
-                           "M=9: 8.",
+                           "M=8: 10, M=9: 9, M=10: 8; recompute optima M=4: 25, M=5: 19, "
+                           "M=6: 14, M=7: 10, M=8: 9, M=9: 8.",
                  _searches(DEGREE_2_ROWS, "approximate-attention",
                            {"n": 2, "d": 1, "degree": 2}, DEGREE_2_ROWS_OPTIMA,
                            frozenset({("recompute", 7), ("one-shot", 4),
-                                      ("one-shot", 5), ("one-shot", 6)}))),
+                                      ("one-shot", 5), ("one-shot", 6)}),
+                           wide=frozenset({("recompute", 4), ("recompute", 5)}),
+                           longer=frozenset({("recompute", 4)}))),
             Part("recompute-upper-ends",
-                 "In recompute, schedules of 42, 25, 19 and 14 I/O exist at M = 3, 4, 5 and 6: "
-                 "below the one-shot optima 43, 26, 20 and 17, so recomputation pays at every "
-                 "M from 3 to 9. At M = 6 and 5, 14 and 19 are the optima, proved by "
-                 "`pebble` past the check's budget and not checked here; at M = 3 and 4 only "
-                 "brackets are proved (docs/performance.md).",
+                 "In recompute, a schedule of 42 I/O exists at M = 3: below the one-shot "
+                 "optimum 43, so recomputation pays at every M from 3 to 9. Only the bracket "
+                 "[40, 42] is proved there, by `pebble` (docs/performance.md).",
                  tuple(exact_search(DEGREE_2_ROWS, "approximate-attention",
                                     {"n": 2, "d": 1, "degree": 2}, memory, variant="recompute",
                                     at_most=q)

@@ -21,7 +21,7 @@ import pytest
 
 from ioverify.certificate.format import (CONTRACTION_RELIES_ON, RELIES_ON,
                                          SINGLE_USE_RELIES_ON, seal)
-from ioverify.game.lemmas import CHAIN_CONTRACTION
+from ioverify.game.lemmas import CHAIN_CONTRACTION, INPUT_CHAIN_CONTRACTION
 from ioverify.claims.claim import Claim, confront, exact_search, kernel, partition, symbolic
 from ioverify.cli import main
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNKNOWN,
@@ -45,6 +45,11 @@ CASES = {
     # recompute, proved by a search on the DAG with its chains (S to exp A) contracted
     "optimal-contracted": (lambda c: exact_search(c, "attention-forward", {"n": 2, "d": 1}, 3),
                            "optimal"),
+    # recompute, proved on the DAG contracted with the inputs as roots (each square U of an
+    # input joined to it)
+    "optimal-input-rooted": (lambda c: exact_search(c, "approximate-attention",
+                                                    {"n": 1, "d": 1, "degree": 2}, 3),
+                             "optimal"),
     "verified-trivial": (lambda c: exact_search(c, "pyramid", {"height": 2}, 3, lower_bound=4),
                          "verified"),
     "verified-bound-id": (lambda c: exact_search(c, "matmul", MATMUL, 4,
@@ -212,16 +217,23 @@ def test_a_recompute_optimum_searched_in_one_shot_names_and_rederives_the_lemma(
     assert any("no one-shot schedule with I/O <" in line for line in outcome.rechecked)
 
 
-def test_a_recompute_optimum_searched_on_the_contracted_dag_contracts_it_again(certs):
-    """attention_forward(2,1) at M = 3: the optimum is proved on the DAG with each S joined to
-    its exp A, and the re-check contracts the DAG again before it re-runs that search."""
-    doc = _doc(certs, "optimal-contracted")
-    assert doc["verdict"]["io"] == 24
-    assert doc["verdict"]["evidence"]["contracted"] == CHAIN_CONTRACTION
-    outcome = check_file(certs["optimal-contracted"])
+@pytest.mark.parametrize("name, optimum, lemma, rechecked", [
+    # attention_forward(2,1) at M = 3: each S joined to its exp A
+    ("optimal-contracted", 24, CHAIN_CONTRACTION, "chains contracted again: 20 vertices, not 24"),
+    # approximate_attention(1,1,2) at M = 3: each square U joined to its input
+    ("optimal-input-rooted", 15, INPUT_CHAIN_CONTRACTION,
+     "chains contracted again (inputs as roots): 13 vertices, not 16"),
+])
+def test_a_recompute_optimum_searched_on_the_contracted_dag_contracts_it_again(
+        certs, name, optimum, lemma, rechecked):
+    """The optimum is proved on the contracted DAG, and the re-check contracts the DAG again,
+    the way the lemma's text says, before it re-runs that search."""
+    doc = _doc(certs, name)
+    assert doc["verdict"]["io"] == optimum
+    assert doc["verdict"]["evidence"]["contracted"] == lemma
+    outcome = check_file(certs[name])
     assert outcome.outcome == "accepted" and CONTRACTION_RELIES_ON in outcome.relies_on
-    assert any("chains contracted again: 20 vertices, not 24" in line
-               for line in outcome.rechecked)
+    assert any(rechecked in line for line in outcome.rechecked)
 
 
 def test_partition_refutation_by_a_solver_bound_is_accepted_relying_on_it(certs):

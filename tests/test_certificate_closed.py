@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ioverify.certificate.closed import SearchCertificateRejected, _Game, check_closed
-from ioverify.certificate.format import SINGLE_USE_RELIES_ON
+from ioverify.certificate.format import CONTRACTION_RELIES_ON, SINGLE_USE_RELIES_ON
 from ioverify.certificate.recheck import check_file
 from ioverify.cli import main
 from ioverify.dag import DAG as Graph, approximate_attention, attention_forward, matmul, pyramid
@@ -26,6 +26,7 @@ from ioverify.dag.jsonio import dag_to_dict
 from ioverify.errors import EXIT_OK
 from ioverify.game import exhaustive
 from ioverify.game.exhaustive import INFINITY, _Search, exhaustive_optimum
+from ioverify.game.lemmas import CHAIN_CONTRACTION, INPUT_CHAIN_CONTRACTION, contract_chains
 from ioverify.game.rules import require_variant
 from ioverify.search.proof import CLOSED_FILE, closed_text, search_certificate
 from ioverify.strategies import dags, memory_sizes
@@ -368,6 +369,77 @@ def test_a_text_swapped_for_another_memorys_is_rejected(proved, tmp_path):
 def test_search_certificate_rechecks_without_solvers(proved):
     out = check_without_solvers(proved / "opt" / "certificate.json", ROOT)
     assert "search certificate search.closed checked" in out
+
+
+# --- proofs on the DAG with its chains contracted -----------------------------------------------
+
+def test_a_proof_is_made_on_the_contracted_dag_and_checked_on_it_contracted_again(proved):
+    """attention_forward(2,1) at M = 6 (optimum 10, the contracted DAG's too): ``pebble
+    --proof`` writes its search certificate on the contracted DAG, with fewer closed
+    configurations than on the DAG itself, and the check contracts the DAG again."""
+    dag = attention_forward(2, 1)
+    for name, variant in (("opt", "recompute"), ("once", "one-shot")):
+        doc = json.loads((proved / name / "certificate.json").read_text())
+        evidence = doc["verdict"]["evidence"]
+        assert evidence["contracted"] == CHAIN_CONTRACTION
+        itself = exhaustive_optimum(dag, 6, variant, below=10, keep_closed=True)
+        assert itself.complete and evidence["states"] < len(itself.closed)
+        outcome = check_file(proved / name / "certificate.json")
+        assert outcome.outcome == "accepted", outcome
+        assert any("chains contracted again" in line for line in outcome.rechecked)
+        assert CONTRACTION_RELIES_ON in outcome.relies_on
+
+
+@pytest.mark.parametrize("change, reason", [
+    (lambda doc: doc["verdict"]["evidence"].pop("contracted"), "search certificate"),
+    (lambda doc: doc["verdict"]["evidence"].update(contracted="a lemma"), "evidence contracted"),
+    (lambda doc: doc.update(relies_on=[line for line in doc["relies_on"]
+                                       if line != CONTRACTION_RELIES_ON]), "relies_on"),
+])
+def test_a_resealed_contracted_proof_is_rejected(proved, tmp_path, change, reason):
+    """Without its lemma the closed configurations are read against the DAG itself, where
+    they are not closed; another lemma, or the lemma not relied on, is named."""
+    folder = tmp_path / "opt"
+    shutil.copytree(proved / "opt", folder)
+    assert reason in rejection(reseal(folder, change))
+
+
+def test_a_recompute_proof_is_made_with_the_inputs_as_roots_where_it_reaches(tmp_path):
+    """approximate_attention(1,1,2) in recompute: at M = 3 the DAG contracted with the inputs
+    as roots has the DAG's optimum, 15, and the proof is made there; at M = 4 its optimum
+    (8) lies below the DAG's (9) and the proof is made on the next DAG tried."""
+    dag = approximate_attention(1, 1, 2)
+    lemmas = []
+    for memory, optimum in ((3, 15), (4, 9)):
+        detail = search_certificate(dag, memory, "recompute", optimum, tmp_path / str(memory))
+        lemmas.append(detail.get("contracted"))
+    assert lemmas[0] == INPUT_CHAIN_CONTRACTION and lemmas[1] != INPUT_CHAIN_CONTRACTION
+    dag_file = tmp_path / "aa112.json"
+    dag_file.write_text(json.dumps(dag_to_dict(dag)))
+    assert main(["pebble", str(dag_file), "-M", "3", "--proof", str(tmp_path / "p")]) == EXIT_OK
+    outcome = check_file(tmp_path / "p" / "certificate.json")
+    assert outcome.outcome == "accepted", outcome
+    assert any("inputs as roots" in line for line in outcome.rechecked)
+
+
+def test_a_proof_below_the_contracted_optimum_is_made_on_the_dag(tmp_path):
+    """Joining v4 to v2 merges two outputs into one store: the contracted optimum is 5, the
+    DAG's 6.  No proof of 6 exists on the contracted DAG, so the certificate is made on the
+    DAG itself, without the lemma, and is accepted."""
+    dag = Graph.from_edges([f"v{i}" for i in range(7)],
+                           [("v0", "v2"), ("v1", "v2"), ("v0", "v3"), ("v2", "v3"),
+                            ("v2", "v4"), ("v2", "v5"), ("v0", "v6")],
+                           outputs=["v2", "v3", "v4", "v6"])
+    assert exhaustive_optimum(contract_chains(dag), 3, "one-shot").optimum == 5
+    dag_file = tmp_path / "joined.json"
+    dag_file.write_text(json.dumps(dag_to_dict(dag)))
+    for variant in VARIANTS:
+        folder = tmp_path / variant
+        assert main(["pebble", str(dag_file), "-M", "3", "--variant", variant,
+                     "--proof-kind", "search", "--proof", str(folder)]) == EXIT_OK
+        doc = json.loads((folder / "certificate.json").read_text())
+        assert doc["verdict"]["io"] == 6 and "contracted" not in doc["verdict"]["evidence"]
+        assert check_file(folder / "certificate.json").outcome == "accepted"
 
 
 def test_proof_kind_without_proof_and_clausal_in_recompute_are_refused(tmp_path, capsys):

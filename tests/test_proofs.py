@@ -331,3 +331,27 @@ def test_refutation_stops_at_its_timeout():
     assert time.monotonic() - start < 5
     answer, proof = refute(_pigeonhole(3), timeout=60)
     assert answer == "unsat" and proof.splitlines()[-1].split()[1] == "0"
+
+
+def test_a_clausal_proof_is_made_on_the_contracted_dag(tmp_path):
+    """attention_forward(2,1) at M = 6, one-shot (optimum 10, the contracted DAG's too): the
+    CNF refuted is the contracted DAG's, one compute step per group, and the check re-encodes
+    it from the DAG contracted again; resealed without the lemma, the CNF is not the DAG's."""
+    pytest.importorskip("pysat")
+    from ioverify.game.lemmas import CHAIN_CONTRACTION, contract_chains
+
+    dag = attention_forward(2, 1)
+    dag_file = tmp_path / "af21.json"
+    dag_file.write_text(json.dumps(dag_to_dict(dag)))
+    folder = tmp_path / "opt"
+    assert main(["pebble", str(dag_file), "-M", "6", "--one-shot", "--proof-kind", "clausal",
+                 "--proof", str(folder)]) == EXIT_OK
+    evidence = json.loads((folder / "certificate.json").read_text())["verdict"]["evidence"]
+    contracted = contract_chains(dag)
+    assert evidence["contracted"] == CHAIN_CONTRACTION
+    assert evidence["steps"] == sum(1 for v in contracted.useful if not contracted.is_input[v])
+    outcome = check_file(folder / "certificate.json")
+    assert outcome.outcome == "accepted", outcome
+    assert any("chains contracted again" in line for line in outcome.rechecked)
+    reason = rejection(reseal(folder, lambda doc: doc["verdict"]["evidence"].pop("contracted")))
+    assert "evidence steps" in reason

@@ -160,10 +160,11 @@ class _Stalled:
 
 
 class _Ahead:
-    """A listener whose child reports a climbing level (14, 17, 20 after 1, 2, 4 s)."""
+    """A listener whose child reports the levels of ``history`` (seconds, level)."""
 
     def __init__(self, history):
         self.history, self.seconds = history, history[-1][0] if history else 0.0
+        self.level = history[-1][1] if history else None
         self.finished = self.handed_over = False
         self.seen: list[int] = []  # the levels passed on to the progress lines
 
@@ -179,10 +180,10 @@ class _Ahead:
 
 @pytest.mark.parametrize("handing", [True, False])
 def test_the_race_is_handed_over_to_a_child_forecast_ahead(handing):
-    """A search here that stalls at 21 while the child climbs 3 levels a doubling: after
-    PROBE of the time (and only then) it stops and the child is told, unless the child has no
-    workers to take it."""
-    run, listener = _Stalled(), _Ahead([(1.0, 14), (2.0, 17), (4.0, 20)])
+    """A search here that stalls at 21 while the child climbs 3 levels a doubling, at 21
+    now: after PROBE of the time (and only then) it stops and the child is told, unless the
+    child has no workers to take it."""
+    run, listener = _Stalled(), _Ahead([(1.0, 15), (2.0, 18), (4.0, 21)])
     total = 1.6
     start = time.monotonic()
     assert apart._search_here(run, listener, start + total, 100, handing) is None
@@ -193,6 +194,18 @@ def test_the_race_is_handed_over_to_a_child_forecast_ahead(handing):
         assert apart.PROBE * total - 0.03 <= run.seconds < apart.PROBE * total + 0.3
     else:
         assert time.monotonic() >= start + total
+
+
+def test_the_race_is_not_handed_over_to_a_child_forecast_ahead_but_lower_now():
+    """The hand-over cannot be undone: a child climbing 3 levels a doubling, forecast far
+    ahead, does not take the race over while its level (20) is below the one here (21)."""
+    history = [(0.1, 14), (0.2, 17), (0.4, 20)]
+    run, listener = _Stalled(), _Ahead(history)
+    start = time.monotonic()
+    assert apart.forecast(history, 0.4, 0.8) > 24  # far ahead by the forecast alone
+    assert apart._search_here(run, listener, start + 1.0, 100, True) is None
+    assert not listener.handed_over and run.why is None
+    assert time.monotonic() >= start + 1.0
 
 
 def test_the_race_goes_on_while_the_search_here_is_not_behind():

@@ -7,11 +7,12 @@ import time
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from ioverify.dag import attention_forward, binary_tree, matmul, pyramid
+from ioverify.dag import approximate_attention, attention_forward, binary_tree, matmul, pyramid
 from ioverify.dag.model import DAG, DAGBuilder
 from ioverify.errors import InvalidArgument
 from ioverify.game.exhaustive import exhaustive_optimum
-from ioverify.game.lemmas import CHAIN_CONTRACTION, contract_chains
+from ioverify.game.lemmas import (CHAIN_CONTRACTION, CONTRACTIONS, INPUT_CHAIN_CONTRACTION,
+                                  contract_chains)
 from ioverify.game.replay import replay
 from ioverify.strategies import dags, memory_sizes
 from ioverify.search.pebbling import pebble
@@ -542,6 +543,23 @@ def test_a_level_proved_on_the_contracted_dag_names_the_contraction():
         assert off.io == 24 and "contracted" not in off.evidence.detail
 
 
+def test_in_recompute_the_inputs_are_roots_first():
+    """approximate_attention(1,1,2) (16 vertices; 13 with the inputs as roots, 15 without):
+    at M = 3 in recompute the contraction with the inputs as roots proves the optimum 15 and
+    its expanded schedule replays; at M = 4 its optimum, 8, lies below the DAG's 9, and the
+    next contraction takes over; in one-shot it is never searched."""
+    dag = approximate_attention(1, 1, 2)
+    verdict = pebble(dag, 3, variant="recompute")
+    assert verdict.io == 15 and verdict.evidence.detail["contracted"] == INPUT_CHAIN_CONTRACTION
+    assert exhaustive_optimum(contract_chains(dag, inputs=True), 4, "recompute").optimum == 8
+    verdict = pebble(dag, 4, variant="recompute")
+    assert verdict.io == 9 == exhaustive_optimum(dag, 4, "recompute").optimum
+    assert verdict.evidence.detail.get("contracted") != INPUT_CHAIN_CONTRACTION
+    for memory in (3, 4):
+        once = pebble(dag, memory, variant="one-shot")
+        assert once.evidence.detail.get("contracted") != INPUT_CHAIN_CONTRACTION
+
+
 def test_a_contracted_optimum_below_the_dags_hands_over_to_the_search_on_the_dag():
     """Joining v4 to v2 merges two outputs into one store: the contracted optimum is 5, the
     DAG's 6.  The contracted search's level stands until the search on the DAG proves more,
@@ -564,13 +582,15 @@ def test_the_search_with_contraction_finds_the_dags_optimum(data):
     DAG first) answers the optimum of the exhaustive search on the DAG itself, with a schedule
     that replays; a level proved on the contracted DAG says so."""
     dag = data.draw(dags(max_vertices=8, max_in_degree=2))
-    assume(contract_chains(dag) is not None)
+    assume(contract_chains(dag, inputs=True) is not None)
     memory = data.draw(memory_sizes(dag, max_extra=2))
     for variant in ("recompute", "one-shot"):
         verdict = pebble(dag, memory, variant=variant)
         optimum = exhaustive_optimum(dag, memory, variant).optimum
         assert verdict.status == "optimal" and verdict.io == optimum, variant
         assert replay(dag, verdict.schedule, memory, variant).io == optimum
-        if verdict.evidence.kind == "exhaustive-search" and "contracted" in verdict.evidence.detail:
-            assert exhaustive_optimum(contract_chains(dag), memory, variant,
+        lemma = verdict.evidence.detail.get("contracted")
+        if verdict.evidence.kind == "exhaustive-search" and lemma is not None:
+            assert lemma == CHAIN_CONTRACTION or variant == "recompute"
+            assert exhaustive_optimum(contract_chains(dag, CONTRACTIONS[lemma]), memory, variant,
                                       below=verdict.io).optimum is None

@@ -18,8 +18,9 @@ status included:
   certificate's closed configurations read beside it by SHA-256 and checked block by block by
   ``ioverify.certificate.closed``); evidence proved in one-shot for a recompute bound
   (``searched``) is checked in one-shot once the single-use lemma is re-derived from the DAG;
-  an exhaustive search on the contracted DAG (``contracted``) is re-run on the DAG contracted
-  again here (``ioverify.game.lemmas.contract_chains``);
+  an exhaustive search, a search certificate or a clausal proof on the contracted DAG
+  (``contracted``) is checked on the DAG contracted again here
+  (``ioverify.game.lemmas.contract_chains``);
 * **partition**: the witness re-checked as a 2M-partition of the core DAG, the bound recomputed
   as M (P - 1), the counting bound on P recomputed, a solver's unsat relied on, said so;
 * **kernel**: the kernel re-run with the certificate's seed, re-certified, its counts, bound
@@ -54,7 +55,7 @@ from ioverify.certificate.format import (CONTRACTION_RELIES_ON, NotRechecked, RE
 from ioverify.certificate.lrat import check_lrat, read_dimacs
 from ioverify.certificate.reencode import one_shot_cnf
 from ioverify.certificate.format import relies_on as relies_on_of
-from ioverify.game.lemmas import (CHAIN_CONTRACTION, carry_fact, compute_demands,
+from ioverify.game.lemmas import (CONTRACTIONS, carry_fact, compute_demands,
                                   contract_chains, counting_lower_bound, single_use_lemma,
                                   trivial_lower_bound)
 from ioverify.errors import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_REFUTED, EXIT_UNKNOWN,
@@ -103,9 +104,9 @@ EVIDENCE_FIELDS = {
                                {"method", "automorphisms", "backend", "budget"}),
     "clausal-proof": ({"steps", "unsat_budget", "cnf", "cnf_sha256", "proof", "proof_sha256",
                        "variables", "clauses", "lemmas"}, {"backend", "budget", "searched",
-                                                           "lemma"}),
+                                                           "lemma", "contracted"}),
     "search-certificate": ({"below", "closed", "closed_sha256", "states"},
-                           {"automorphisms", "budget", "searched", "lemma"}),
+                           {"automorphisms", "budget", "searched", "lemma", "contracted"}),
     "proved-horizon": ({"steps", "unsat_budget", "horizon_computes"},
                        {"method", "automorphisms", "backend", "budget", "lemma"}),
     "partition-lemma": ({"S", "memory", "parts", "parts_lower", "parts_upper", "lower_by",
@@ -504,10 +505,12 @@ def _lower_end(dag, memory: int, variant: str, evidence: dict, figure: int, log:
     elif kind == "trivial-bound":
         _trivial_evidence(dag, evidence["bound"], figure, log, exact)
     elif kind == "clausal-proof":
-        _clausal_evidence(dag, memory, _searched(dag, variant, evidence, log), evidence, figure,
+        searched = _searched(dag, variant, evidence, log)
+        _clausal_evidence(_contracted(dag, evidence, log), memory, searched, evidence, figure,
                           log)
     elif kind == "search-certificate":
-        _search_certificate_evidence(dag, memory, _searched(dag, variant, evidence, log),
+        searched = _searched(dag, variant, evidence, log)
+        _search_certificate_evidence(_contracted(dag, evidence, log), memory, searched,
                                      evidence, figure, log, exact)
     elif kind == "carried":
         _carried_evidence(dag, spec, variant, evidence, figure, log, exact)
@@ -539,18 +542,24 @@ def _searched(dag, variant: str, evidence: dict, log: _Log) -> str:
 
 
 def _contracted(dag, evidence: dict, log: _Log):
-    """The DAG to re-run an exhaustive search on: ``dag``, or (evidence field ``contracted``)
-    ``dag`` with its chains contracted, contracted again here; the contracted game's optimum is
-    at most the DAG's in either variant, so no contracted schedule below a level means no
-    schedule of the DAG below it."""
+    """The DAG to check the evidence on (re-run an exhaustive search, check a search
+    certificate or a clausal proof): ``dag``, or (evidence field ``contracted``, one of the
+    two lemma texts) ``dag`` with its chains contracted, with or without the inputs as roots
+    as the text says, contracted again here; a contracted game's optimum is at most the DAG's
+    in either variant, so no contracted schedule below a level means no schedule of the DAG
+    below it."""
     if "contracted" not in evidence:
         return dag
-    _same("evidence contracted (the lemma the search on the contracted DAG rests on)",
-          CHAIN_CONTRACTION, evidence["contracted"])
-    contracted = contract_chains(dag)
+    lemma = evidence["contracted"]
+    known = " or ".join(map(repr, CONTRACTIONS))
+    _require(lemma in CONTRACTIONS, f"evidence contracted {lemma!r}: the lemma the search on "
+                                    f"the contracted DAG rests on is {known}")
+    inputs = CONTRACTIONS[lemma]
+    contracted = contract_chains(dag, inputs)
     _require(contracted is not None, "evidence contracted: the DAG has no chain to contract")
-    log.rechecked.append(f"chains contracted again: {len(contracted)} vertices, not "
-                         f"{len(dag)}; the contracted optimum is at most the DAG's")
+    log.rechecked.append(f"chains contracted again{' (inputs as roots)' if inputs else ''}: "
+                         f"{len(contracted)} vertices, not {len(dag)}; the contracted optimum "
+                         f"is at most the DAG's")
     log.relies_on.append(CONTRACTION_RELIES_ON)  # the lemma's proof is on paper
     return contracted
 

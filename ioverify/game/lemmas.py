@@ -66,7 +66,17 @@ CHAIN_CONTRACTION = ("chain contraction: each vertex of one predecessor, not an 
                      "DAG's in either variant (ioverify.game.lemmas.contract_chains)")
 
 
-def contract_chains(dag: DAG) -> DAG | None:
+# The same with inputs as roots (``contract_chains(dag, inputs=True)``): the recompute search's.
+INPUT_CHAIN_CONTRACTION = ("chain contraction with inputs as roots: each vertex of one "
+                           "predecessor joined to its predecessor's group, a group rooted at an "
+                           "input an input and no output; the contracted game's optimum is at "
+                           "most the DAG's in either variant "
+                           "(ioverify.game.lemmas.contract_chains)")
+# Each lemma text, by whether the inputs are roots (the certificate checker's way back).
+CONTRACTIONS = {CHAIN_CONTRACTION: False, INPUT_CHAIN_CONTRACTION: True}
+
+
+def contract_chains(dag: DAG, inputs: bool = False) -> DAG | None:
     """The *chain-contraction lemma*: the DAG with each non-input vertex u whose one
     predecessor p is not an input joined to p's GROUP (in topological order, so a group is a
     non-input ROOT r and vertices each of one predecessor in the group), each group one vertex
@@ -99,26 +109,37 @@ def contract_chains(dag: DAG) -> DAG | None:
     schedule of the contracted DAG need not be one of the DAG, whose computes inside a group
     may need one red pebble more).  Roots are kept off the inputs so that a group does not
     come for free with a load: with the inputs as roots, approximate_attention(1,1,2) at M = 3
-    falls from 17 to 15 in one-shot."""
-    group = chain_groups(dag)
+    falls from 17 to 15 in one-shot.
+
+    With ``inputs``, an input is a root too (INPUT_CHAIN_CONTRACTION): its group is an input of
+    the contracted DAG, and no output.  The proof above holds with one change: such a group
+    is blue from the start, its input member being blue, so a store of a member maps to
+    nothing and an output in it ends blue without one (the contracted game, which asks
+    less, can only be cheaper).  A weaker relaxation, kept for the recompute variant, where
+    a vertex of one input is recomputed from it for no I/O while the input is red.  For
+    approximate_attention(2,1,2) (37 vertices, 31 contracted so) at M = 5 in recompute its
+    optimum is the DAG's, 19; in one-shot its optima at M = 3 to 6 are 40, 25, 19 and 14,
+    against the DAG's 43, 26, 20 and 17 (2026-11-30, docs/performance.md)."""
+    group = chain_groups(dag, inputs)
     roots = sorted(set(group))
     if len(roots) == len(dag):
         return None
     index = {root: i for i, root in enumerate(roots)}
     last = {g: u for u, g in enumerate(group)}  # each group's last member
     names = tuple(dag.names[last[root]] for root in roots)
-    ops = tuple(dag.ops[last[root]] for root in roots)
+    ops = tuple(dag.ops[root] if dag.is_input[root] else dag.ops[last[root]] for root in roots)
     preds = tuple(tuple(sorted({index[group[p]] for p in dag.preds[root]})) for root in roots)
-    outputs = tuple(sorted({index[group[o]] for o in dag.outputs}))
+    outputs = tuple(sorted({index[group[o]] for o in dag.outputs
+                            if not dag.is_input[group[o]]}))
     return DAG(names, preds, ops, outputs)
 
 
-def chain_groups(dag: DAG) -> list[int]:
+def chain_groups(dag: DAG, inputs: bool = False) -> list[int]:
     """Per vertex, the root of its group in ``contract_chains`` (itself if it is one)."""
     group = list(range(len(dag)))
     for u in range(len(dag)):
         preds = dag.preds[u]
-        if len(preds) == 1 and not dag.is_input[preds[0]]:
+        if len(preds) == 1 and (inputs or not dag.is_input[preds[0]]):
             group[u] = group[preds[0]]
     return group
 

@@ -216,7 +216,17 @@ def stop_out_of_memory(run: ExhaustiveRun) -> SearchResult:
 def _behind(history: list[tuple[float, int]], spent: float, listener: "_Listener",
             left: float) -> bool:
     """Whether the search here, with its ``history`` over the ``spent`` seconds it
-    searched, is forecast below the child's at the end (``left`` seconds on)."""
+    searched, is behind the child's: its level forecast for the end (``left`` seconds on)
+    lower, and the child's level now at least its own.  The hand-over cannot be undone (the
+    search here lets go of its configurations), so a forecast alone is not enough: it
+    favours the search without the bound, whose first levels are cheap.  In
+    attention_forward(2,2) at M = 4 in recompute the child, at level 33 against 35 here,
+    was forecast ahead and took the race over at 152 s, when the search here was a few
+    seconds from the end (146 s when it was not handed over; docs/performance.md).  The
+    race in one process (``pebbling._race``), which can change its mind, goes by the
+    forecast alone."""
+    if listener.level is None or listener.level < level_at(history, spent):
+        return False
     return forecast(history, spent, left) < forecast(listener.history, listener.seconds,
                                                      left)
 

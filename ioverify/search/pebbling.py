@@ -31,8 +31,9 @@
    configurations are far fewer: the two optima are equal there, so a level it proves is a
    recompute lower bound too, and its evidence names the variant searched and the lemma.
    Where the DAG has chains to contract (``contract_chains``), it searches the contracted DAG
-   first: the contracted game's optimum is at most the DAG's, so a level it proves is a lower
-   bound, and its evidence names the contraction; its schedules are of the contracted DAG,
+   first (in recompute, first with the inputs as roots too): the contracted game's optimum
+   is at most the DAG's, so a level it proves is a lower bound, and its evidence names the
+   contraction; its schedules are of the contracted DAG,
    expanded onto the DAG (``unfold.expand_chains``) and kept only if they replay.
 4. **recompute proofs need a horizon-free argument**; a bounded recompute encoding that is unsat
    only gives ``Bounded(horizon)``.  Besides the exhaustive search:
@@ -71,8 +72,9 @@ from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.beam import beam_schedule
 from ioverify.game.greedy import best_greedy_schedule, greedy_schedule
-from ioverify.game.lemmas import (CHAIN_CONTRACTION, SINGLE_USE, compute_demands,
-                                  contract_chains, single_use_lemma, trivial_lower_bound)
+from ioverify.game.lemmas import (CHAIN_CONTRACTION, INPUT_CHAIN_CONTRACTION, SINGLE_USE,
+                                  compute_demands, contract_chains, single_use_lemma,
+                                  trivial_lower_bound)
 from ioverify.game.replay import replay
 from ioverify.game.rules import (ONE_SHOT, Schedule, Variant, check_memory, infeasibility,
                                  require_variant)
@@ -706,43 +708,72 @@ def _exhaustive(st: _State, claim: int | None, share: float | None = None):
 
 def _run_contracted(st: _State, claim: int | None, variant: Variant, max_states: int):
     """The exhaustive search in ``variant`` on the DAG with its chains contracted
-    (``contract_chains``), where that removes a vertex, else on the DAG (``_run_exhaustive``).
-    The contracted game's optimum is at most the DAG's, so every level it proves is a lower
-    bound here, its evidence naming the contraction (``contracted``).  A contracted schedule
-    below the DAG's best is a lower bound too (the contracted optimum, once its search is
-    complete) and is expanded onto the DAG (``unfold.expand_chains``): if that replays at M
-    it is the optimum.  If it does not, the search on the DAG itself takes the time left
-    (the contracted optimum lies below the DAG's there).  Returns the last search's result
-    and where it ran, for the record ("" or " on the contracted DAG")."""
-    contracted = contract_chains(st.dag) if st.contract else None
-    if contracted is None:
-        return _run_exhaustive(st, claim, variant, max_states), ""
+    (``contract_chains``), where that removes a vertex, else on the DAG (``_run_exhaustive``);
+    in recompute, first with the inputs as roots too, where that removes more
+    (``_contractions``).  A contracted game's optimum is at most the DAG's, so every level its
+    search proves is a lower bound here, its evidence naming the contraction
+    (``contracted``).  A contracted schedule below the DAG's best is a lower bound too (the
+    contracted optimum, once its search is complete) and is expanded onto the DAG
+    (``unfold.expand_chains``): if that replays at M it is the optimum.  If it does not, the
+    next contraction, then the search on the DAG itself, takes the time left (the contracted
+    optimum lies below the DAG's there).  Returns the last search's result and where it ran,
+    for the record ("" or " on the contracted DAG")."""
+    for contracted, inputs in _contractions(st, variant):
+        result = _run_on_contracted(st, claim, variant, max_states, contracted, inputs)
+        if not result.complete or st.lower >= _below(st, claim) or st.out_of_time():
+            return result, " on the contracted DAG"
+    return _run_exhaustive(st, claim, variant, max_states), ""
+
+
+def _contractions(st: _State, variant: Variant) -> list[tuple[DAG, bool]]:
+    """The contracted DAGs to search before the DAG, in turn, each with whether its inputs
+    are roots: in recompute, the one with the inputs as roots where it has fewer vertices
+    (smaller and weaker: a vertex of one input is recomputed for no I/O while the input is
+    red, and the relaxation gives that the pebble too), then the one without, where either
+    removes a vertex; none unless ``st.contract``."""
+    if not st.contract:
+        return []
+    plain = contract_chains(st.dag)
+    found = [] if plain is None else [(plain, False)]
+    if not variant.at_most_once:
+        rooted = contract_chains(st.dag, inputs=True)
+        if rooted is not None and len(rooted) < len(plain or st.dag):
+            found.insert(0, (rooted, True))
+    return found
+
+
+def _run_on_contracted(st: _State, claim: int | None, variant: Variant, max_states: int,
+                       contracted: DAG, inputs: bool) -> SearchResult:
+    """``_run_exhaustive`` on ``contracted`` (``inputs``: as roots), below the DAG's best;
+    the level it proves raises the DAG's lower bound, its schedule expanded is kept if it
+    replays and is cheaper."""
     sub = _State(contracted, st.memory, variant, st.seed, st.deadline, st.progress, st.start,
                  None, _below(st, claim), st.lower, st.lower_evidence, rlimit=st.rlimit,
                  max_states=st.max_states, timeout=st.timeout, abstraction=st.abstraction,
                  processes=st.processes)  # its best: a contracted schedule, once it has one
-    st.report(f"the DAG with its chains contracted: {len(contracted)} vertices, not "
-              f"{len(st.dag)}")
+    st.report(f"the DAG with its chains contracted{' (inputs as roots)' if inputs else ''}: "
+              f"{len(contracted)} vertices, not {len(st.dag)}")
     try:
         result = _run_exhaustive(sub, claim, variant, max_states)
     finally:
         if sub.lower > st.lower:
-            st.raise_lower(sub.lower, _contracted_evidence(st, variant, sub.lower_evidence))
+            st.raise_lower(sub.lower, _contracted_evidence(st, variant, sub.lower_evidence,
+                                                           inputs))
     if sub.best is not None and sub.upper < st.upper:
-        _expanded(st, sub.best)
-    if not result.complete or st.lower >= _below(st, claim) or st.out_of_time():
-        return result, " on the contracted DAG"
-    return _run_exhaustive(st, claim, variant, max_states), ""
+        _expanded(st, sub.best, inputs)
+    return result
 
 
-def _contracted_evidence(st: _State, variant: Variant, evidence: Evidence) -> Evidence:
-    """The evidence of a level proved on the contracted DAG in ``variant``, for the verdict
-    on the DAG: the contraction named, and the single-use lemma too if ``variant`` is not the
-    verdict's (``_record``)."""
+def _contracted_evidence(st: _State, variant: Variant, evidence: Evidence,
+                         inputs: bool) -> Evidence:
+    """The evidence of a level proved on the contracted DAG (``inputs``: as roots) in
+    ``variant``, for the verdict on the DAG: the contraction named, and the single-use lemma
+    too if ``variant`` is not the verdict's (``_record``)."""
     if evidence.kind != "exhaustive-search":
         raise InternalError(f"the search on the contracted DAG proved its level by "
                             f"{evidence.kind!r}, not by an exhaustive search")
-    return Evidence(evidence.kind, {**evidence.detail, "contracted": CHAIN_CONTRACTION,
+    lemma = INPUT_CHAIN_CONTRACTION if inputs else CHAIN_CONTRACTION
+    return Evidence(evidence.kind, {**evidence.detail, "contracted": lemma,
                                     **_other_variant(st, variant)})
 
 
@@ -753,10 +784,10 @@ def _other_variant(st: _State, variant: Variant) -> dict:
     return {} if variant == st.variant else {"searched": variant.name, "lemma": SINGLE_USE}
 
 
-def _expanded(st: _State, schedule: Schedule) -> None:
-    """Keep ``schedule`` of the contracted DAG, expanded onto the DAG, as the best if it
-    replays at M in the verdict's variant and beats the best known."""
-    expanded = unfold.expand_chains(schedule, st.dag)
+def _expanded(st: _State, schedule: Schedule, inputs: bool) -> None:
+    """Keep ``schedule`` of the contracted DAG (``inputs``: as roots), expanded onto the DAG,
+    as the best if it replays at M in the verdict's variant and beats the best known."""
+    expanded = unfold.expand_chains(schedule, st.dag, inputs)
     if expanded.io < st.upper and replay(st.dag, expanded, st.memory, st.variant).ok:
         st.best = checked(st.dag, expanded, st.memory, st.variant, expanded.io,
                           "the schedule of the contracted DAG, expanded")

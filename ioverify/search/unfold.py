@@ -101,15 +101,16 @@ def fold(schedule: Schedule, origin: tuple[int, ...]) -> Schedule:
     return Schedule(kinds, vertices)
 
 
-def expand_chains(schedule: Schedule, dag: DAG) -> Schedule:
+def expand_chains(schedule: Schedule, dag: DAG, inputs: bool = False) -> Schedule:
     """The moves of ``schedule``, a schedule of ``dag``'s contracted DAG
-    (``ioverify.game.lemmas.contract_chains``), on ``dag``: a compute of a group computes its
-    members in order, deleting each member as soon as the next is computed when it has no
-    successor outside the group and is no output; a load, a store of a group loads, stores its
-    last member; a delete deletes its red members.  An upper bound at most: it may exceed M
-    (the group's computes hold one pebble more) or miss a member a successor needs, and is
-    replayed before use like any schedule."""
-    group = chain_groups(dag)
+    (``ioverify.game.lemmas.contract_chains``, with ``inputs`` as roots or not), on ``dag``: a
+    compute of a group computes its members in order, deleting each member as soon as the
+    next is computed when it has no successor outside the group and is no output, and so does
+    a load of a group rooted at an input, after loading the input; any other load, a store
+    of a group loads, stores its last member; a delete deletes its red members.  An upper
+    bound at most: it may exceed M (the group's computes hold one pebble more) or miss a
+    member a successor needs, and is replayed before use like any schedule."""
+    group = chain_groups(dag, inputs)
     members: dict[int, list[int]] = {}
     for v, root in enumerate(group):
         members.setdefault(root, []).append(v)
@@ -127,13 +128,16 @@ def expand_chains(schedule: Schedule, dag: DAG) -> Schedule:
         elif kind == DELETE:
             red.discard(v)
 
+    def place(kind: int, chain: list[int]) -> None:  # the root by ``kind``, the rest computed
+        for before, v in zip([None, *chain], chain):
+            move(kind if before is None else COMPUTE, v)
+            if before is not None and private[before]:
+                move(DELETE, before)
+
     for kind, w in zip(schedule.kinds, schedule.vertices):
         chain = chains[w]
-        if kind == COMPUTE:
-            for before, v in zip([None, *chain], chain):
-                move(COMPUTE, v)
-                if before is not None and private[before]:
-                    move(DELETE, before)
+        if kind == COMPUTE or (kind == LOAD and dag.is_input[chain[0]]):
+            place(kind, chain)
         elif kind == DELETE:
             for v in chain:
                 if v in red:
