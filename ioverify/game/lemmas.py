@@ -4,7 +4,8 @@
 ``compute_demands``: the demand-count lemma, a proved bound on the computes some optimal
 recompute schedule needs (its proof is in the docstring); ``single_use_lemma``: when every demand
 is 1 the recompute and one-shot optima are equal.  ``contract_chains``: the chain-contraction
-lemma, a smaller DAG whose optimum is at most the DAG's, in both variants.
+lemma, a smaller DAG whose optimum is at most the DAG's, in both variants, with the inputs as
+roots or not; ``contractions``: the ones the searches and the proofs try, in turn.
 ``counting_lower_bound``: a part count below which no S-partition exists.
 """
 
@@ -132,6 +133,20 @@ def contract_chains(dag: DAG, inputs: bool = False) -> DAG | None:
     outputs = tuple(sorted({index[group[o]] for o in dag.outputs
                             if not dag.is_input[group[o]]}))
     return DAG(names, preds, ops, outputs)
+
+
+def contractions(dag: DAG, recompute: bool) -> list[tuple[DAG, str]]:
+    """The contracted DAGs a search or a proof tries before the DAG itself, in turn, each
+    with its lemma's text: in ``recompute``, the one with the inputs as roots where it has
+    fewer vertices than the other (smaller, and weaker: see ``contract_chains``), then the
+    one without, where either removes a vertex."""
+    plain = contract_chains(dag)
+    found = [] if plain is None else [(plain, CHAIN_CONTRACTION)]
+    if recompute:
+        rooted = contract_chains(dag, inputs=True)
+        if rooted is not None and len(rooted) < len(plain or dag):
+            found.insert(0, (rooted, INPUT_CHAIN_CONTRACTION))
+    return found
 
 
 def chain_groups(dag: DAG, inputs: bool = False) -> list[int]:

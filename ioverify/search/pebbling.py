@@ -72,9 +72,8 @@ from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.beam import beam_schedule
 from ioverify.game.greedy import best_greedy_schedule, greedy_schedule
-from ioverify.game.lemmas import (CHAIN_CONTRACTION, INPUT_CHAIN_CONTRACTION, SINGLE_USE,
-                                  compute_demands, contract_chains, single_use_lemma,
-                                  trivial_lower_bound)
+from ioverify.game.lemmas import (CONTRACTIONS, SINGLE_USE, compute_demands, contractions,
+                                  single_use_lemma, trivial_lower_bound)
 from ioverify.game.replay import replay
 from ioverify.game.rules import (ONE_SHOT, Schedule, Variant, check_memory, infeasibility,
                                  require_variant)
@@ -718,61 +717,51 @@ def _run_contracted(st: _State, claim: int | None, variant: Variant, max_states:
     next contraction, then the search on the DAG itself, takes the time left (the contracted
     optimum lies below the DAG's there).  Returns the last search's result and where it ran,
     for the record ("" or " on the contracted DAG")."""
-    for contracted, inputs in _contractions(st, variant):
-        result = _run_on_contracted(st, claim, variant, max_states, contracted, inputs)
+    for contracted, lemma in _contractions(st, variant):
+        result = _run_on_contracted(st, claim, variant, max_states, contracted, lemma)
         if not result.complete or st.lower >= _below(st, claim) or st.out_of_time():
             return result, " on the contracted DAG"
     return _run_exhaustive(st, claim, variant, max_states), ""
 
 
-def _contractions(st: _State, variant: Variant) -> list[tuple[DAG, bool]]:
-    """The contracted DAGs to search before the DAG, in turn, each with whether its inputs
-    are roots: in recompute, the one with the inputs as roots where it has fewer vertices
-    (smaller and weaker: a vertex of one input is recomputed for no I/O while the input is
-    red, and the relaxation gives that the pebble too), then the one without, where either
-    removes a vertex; none unless ``st.contract``."""
-    if not st.contract:
-        return []
-    plain = contract_chains(st.dag)
-    found = [] if plain is None else [(plain, False)]
-    if not variant.at_most_once:
-        rooted = contract_chains(st.dag, inputs=True)
-        if rooted is not None and len(rooted) < len(plain or st.dag):
-            found.insert(0, (rooted, True))
-    return found
+def _contractions(st: _State, variant: Variant) -> list[tuple[DAG, str]]:
+    """The contracted DAGs to search before the DAG, each with its lemma's text
+    (``lemmas.contractions``: in recompute the one with the inputs as roots first); none
+    unless ``st.contract``."""
+    return contractions(st.dag, not variant.at_most_once) if st.contract else []
 
 
 def _run_on_contracted(st: _State, claim: int | None, variant: Variant, max_states: int,
-                       contracted: DAG, inputs: bool) -> SearchResult:
-    """``_run_exhaustive`` on ``contracted`` (``inputs``: as roots), below the DAG's best;
+                       contracted: DAG, lemma: str) -> SearchResult:
+    """``_run_exhaustive`` on ``contracted`` (by ``lemma``), below the DAG's best;
     the level it proves raises the DAG's lower bound, its schedule expanded is kept if it
     replays and is cheaper."""
     sub = _State(contracted, st.memory, variant, st.seed, st.deadline, st.progress, st.start,
                  None, _below(st, claim), st.lower, st.lower_evidence, rlimit=st.rlimit,
                  max_states=st.max_states, timeout=st.timeout, abstraction=st.abstraction,
                  processes=st.processes)  # its best: a contracted schedule, once it has one
-    st.report(f"the DAG with its chains contracted{' (inputs as roots)' if inputs else ''}: "
+    roots = " (inputs as roots)" if CONTRACTIONS[lemma] else ""
+    st.report(f"the DAG with its chains contracted{roots}: "
               f"{len(contracted)} vertices, not {len(st.dag)}")
     try:
         result = _run_exhaustive(sub, claim, variant, max_states)
     finally:
         if sub.lower > st.lower:
             st.raise_lower(sub.lower, _contracted_evidence(st, variant, sub.lower_evidence,
-                                                           inputs))
+                                                           lemma))
     if sub.best is not None and sub.upper < st.upper:
-        _expanded(st, sub.best, inputs)
+        _expanded(st, sub.best, CONTRACTIONS[lemma])
     return result
 
 
 def _contracted_evidence(st: _State, variant: Variant, evidence: Evidence,
-                         inputs: bool) -> Evidence:
-    """The evidence of a level proved on the contracted DAG (``inputs``: as roots) in
-    ``variant``, for the verdict on the DAG: the contraction named, and the single-use lemma
-    too if ``variant`` is not the verdict's (``_record``)."""
+                         lemma: str) -> Evidence:
+    """The evidence of a level proved on the DAG contracted by ``lemma`` in ``variant``, for
+    the verdict on the DAG: the contraction named, and the single-use lemma too if
+    ``variant`` is not the verdict's (``_record``)."""
     if evidence.kind != "exhaustive-search":
         raise InternalError(f"the search on the contracted DAG proved its level by "
                             f"{evidence.kind!r}, not by an exhaustive search")
-    lemma = INPUT_CHAIN_CONTRACTION if inputs else CHAIN_CONTRACTION
     return Evidence(evidence.kind, {**evidence.detail, "contracted": lemma,
                                     **_other_variant(st, variant)})
 

@@ -40,8 +40,7 @@ from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.encode.clauses import dimacs, one_shot_clauses
 from ioverify.game import engine
-from ioverify.game.lemmas import (CHAIN_CONTRACTION, INPUT_CHAIN_CONTRACTION, SINGLE_USE,
-                                  contract_chains, single_use_lemma)
+from ioverify.game.lemmas import SINGLE_USE, contractions, single_use_lemma
 from ioverify.solve import proof as lrat_solver
 
 CNF_FILE = "query.cnf"
@@ -95,18 +94,13 @@ def search_certificate(dag: DAG, memory: int, variant: str, lower: int, folder: 
 
 
 def _graphs(dag: DAG, contract: bool, variant: str):
-    """The DAGs to prove a ``variant`` bound on, in turn, each with its evidence fields: as
-    ``pebbling._contractions`` searches them (if ``contract``: in recompute, the contracted
-    DAG with the inputs as roots where it is smaller; the contracted one without, where
-    either removes a vertex), then the DAG itself.  A proof on a contracted DAG stands for the
-    DAG; where none exists there (its optimum is lower), the next one is tried."""
-    plain = contract_chains(dag) if contract else None
-    if contract and variant == "recompute":
-        rooted = contract_chains(dag, inputs=True)
-        if rooted is not None and len(rooted) < len(plain or dag):
-            yield rooted, {"contracted": INPUT_CHAIN_CONTRACTION}
-    if plain is not None:
-        yield plain, {"contracted": CHAIN_CONTRACTION}
+    """The DAGs to prove a ``variant`` bound on, in turn, each with its evidence fields: the
+    contracted ones the search tries (``lemmas.contractions``) if ``contract``, then the DAG
+    itself.  A proof on a contracted DAG stands for the DAG; where none exists there (its
+    optimum is lower), the next one is tried."""
+    if contract:
+        for graph, lemma in contractions(dag, variant == "recompute"):
+            yield graph, {"contracted": lemma}
     yield dag, {}
 
 
