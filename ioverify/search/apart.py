@@ -220,8 +220,8 @@ def _behind(history: list[tuple[float, int]], spent: float, listener: "_Listener
     lower, and the child's level now at least its own.  The hand-over cannot be undone (the
     search here lets go of its configurations), so a forecast alone is not enough: it
     favours the search without the bound, whose first levels are cheap.  In
-    attention_forward(2,2) at M = 4 in recompute the child, at level 33 against 35 here,
-    was forecast ahead and took the race over at 152 s, when the search here was a few
+    attention_forward(2,2) at M = 4 in recompute the child, one or two levels below the 35
+    here, was forecast ahead and took the race over at 152 s, when the search here was a few
     seconds from the end (146 s when it was not handed over; docs/performance.md).  The
     race in one process (``pebbling._race``), which can change its mind, goes by the
     forecast alone."""
