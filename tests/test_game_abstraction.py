@@ -969,13 +969,21 @@ def test_bench_frontier_selects_instances_and_exits_3_on_a_missed_target(capsys)
     out = capsys.readouterr().out
     assert "matmul(3,3,3)" in out and "opt" not in out.split("\n")[2]
     assert frontier.run(max_vertices=10, peer=False) == 0  # nothing that small: nothing missed
+    assert frontier.run(only="approximate_attention(1,1,2)", variants=("recompute",),
+                        memories=[1, 4], peer=False, ablation=False) == 0
+    rows = [row for row in capsys.readouterr().out.splitlines() if row.startswith("approx")]
+    assert len(rows) == 1 and rows[0].split()[2:4] == ["4", "recompute"]
     for argv, word in ((["--only", "nothing"], "matches no instance"),
-                       (["--max-vertices", "0"], "must be positive")):
+                       (["--max-vertices", "0"], "must be positive"),
+                       (["--memory", "4..x"], "must be M or LO..HI"),
+                       (["--memory", "5..4"], "must have 1 <= LO <= HI")):
         assert main(["bench", "frontier", *argv]) == 2
         assert word in capsys.readouterr().err
     assert main(["bench", "replay", "--only", "matmul"]) == 2
     assert "frontier suite only" in capsys.readouterr().err
     assert main(["bench", "replay", "--no-peer"]) == 2
+    assert "frontier suite only" in capsys.readouterr().err
+    assert main(["bench", "replay", "--variant", "recompute"]) == 2
     assert "frontier suite only" in capsys.readouterr().err
 
 

@@ -8,7 +8,10 @@ verdict (the optimum, or the bracket proved) and the seconds of each run.
 Per-cell time limits are the issue's targets (60 s up to 46 vertices, 600 s up to 64) unless
 ``cell_limit`` is given (``ioverify bench frontier --cell-limit S``); the full sweep at the
 targets takes hours; ``max_vertices`` (``--max-vertices N``) sweeps only the instances of at
-most N vertices, ``only`` (``--only TEXT``) those whose label contains TEXT.  ``--quick``:
+most N vertices, ``only`` (``--only TEXT``) those whose label contains TEXT; ``variants``
+(``--variant``) and ``memories`` (``--memory M|LO..HI``) sweep only those of each instance's
+cells (its M below the smallest feasible one left out, and no stop at the first M where the
+optimum is inputs plus outputs): to measure the open cells again.  ``--quick``:
 attention_backward(1,1) only, at 5 s a cell.
 
 The peer baseline runs in the same sweep, on the same cell with the same time limit: the
@@ -30,6 +33,7 @@ from ioverify.search.apart import default_processes
 
 import time
 
+VARIANTS = ("one-shot", "recompute")
 TARGETS = ((46, 60.0), (64, 600.0))  # (up to this many vertices, seconds per cell)
 QUICK_LIMIT = 5.0
 
@@ -76,7 +80,8 @@ def answer(verdict) -> tuple[str, int | None, int | None]:
 
 def run(quick: bool = False, out: Rows | None = None, cell_limit: float | None = None,
         max_vertices: int | None = None, only: str | None = None, peer: bool = True,
-        ablation: bool = True) -> int:
+        ablation: bool = True, variants: tuple[str, ...] = VARIANTS,
+        memories: list[int] | None = None) -> int:
     """Exit 0 when every cell is settled within its limit, else 3 (a target missed; the
     peer's answers never count)."""
     from ioverify.search.cpsat import available
@@ -101,8 +106,12 @@ def run(quick: bool = False, out: Rows | None = None, cell_limit: float | None =
         limit = QUICK_LIMIT if quick else cell_limit or target(len(dag))
         trivial = trivial_lower_bound(dag)
         for memory in range(dag.min_memory, len(dag) + 2):
+            if memories is not None and memory not in memories:
+                if memory > max(memories):
+                    break
+                continue
             settled = True
-            for variant in ("one-shot", "recompute"):
+            for variant in variants:
                 record, columns = cell(dag, memory, variant, limit, ablation, peer)
                 ours = record["with_abstraction"]
                 settled = settled and ours["upper"] == trivial
@@ -113,7 +122,7 @@ def run(quick: bool = False, out: Rows | None = None, cell_limit: float | None =
                         f"{label:<29} {len(dag):>3} {memory:>3} {variant:<10} {columns}",
                         instance=label, vertices=len(dag), memory=memory, variant=variant,
                         **record)
-            if settled:
+            if settled and memories is None:
                 break
     return 3 if missed else 0
 

@@ -29,6 +29,12 @@ def register(sub) -> None:
     p.add_argument("--only", metavar="TEXT",
                    help="frontier only: sweep only the instances whose label (as printed) "
                         "contains TEXT, e.g. 'matmul(2,2,3)'")
+    p.add_argument("--variant", choices=("one-shot", "recompute"),
+                   help="frontier only: sweep this variant only (default: both)")
+    p.add_argument("--memory", "-M", metavar="M|LO..HI",
+                   help="frontier only: sweep only these M (default: from each instance's "
+                        "smallest feasible M to the first where the optimum is its inputs "
+                        "plus outputs)")
     p.add_argument("--no-peer", action="store_true",
                    help="frontier only: leave out the peer baseline (CP-SAT on the "
                         "time-indexed model) run on each cell beside ioverify")
@@ -54,7 +60,7 @@ def _bench(args) -> int:
 def _frontier_options(args) -> dict:
     """The frontier suite's own options, checked before anything runs."""
     given = {"--cell-limit": args.cell_limit, "--max-vertices": args.max_vertices,
-             "--only": args.only}
+             "--only": args.only, "--variant": args.variant, "--memory": args.memory}
     options = {}
     for flag, value in given.items():
         if value is None:
@@ -62,9 +68,15 @@ def _frontier_options(args) -> dict:
         if args.suite != "frontier":
             raise InvalidArgument(f"{flag} applies to the frontier suite only, not "
                                   f"{args.suite!r}")
-        if flag != "--only" and not value > 0:
+        if flag in ("--cell-limit", "--max-vertices") and not value > 0:
             raise InvalidArgument(f"{flag} must be positive, got {value}")
         options[flag[2:].replace("-", "_")] = value
+    if "variant" in options:
+        options["variants"] = (options.pop("variant"),)
+    if "memory" in options:
+        from ioverify.search.curve import parse_memory_range
+
+        options["memories"] = parse_memory_range(options.pop("memory"))
     for flag, name in (("--no-peer", "peer"), ("--no-ablation", "ablation")):
         if getattr(args, f"no_{name}"):
             if args.suite != "frontier":
