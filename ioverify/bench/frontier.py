@@ -105,11 +105,7 @@ def run(quick: bool = False, out: Rows | None = None, cell_limit: float | None =
             continue
         limit = QUICK_LIMIT if quick else cell_limit or target(len(dag))
         trivial = trivial_lower_bound(dag)
-        for memory in range(dag.min_memory, len(dag) + 2):
-            if memories is not None and memory not in memories:
-                if memory > max(memories):
-                    break
-                continue
+        for memory in _memories(dag, memories):
             settled = True
             for variant in variants:
                 record, columns = cell(dag, memory, variant, limit, ablation, peer)
@@ -125,6 +121,14 @@ def run(quick: bool = False, out: Rows | None = None, cell_limit: float | None =
             if settled and memories is None:
                 break
     return 3 if missed else 0
+
+
+def _memories(dag, memories: list[int] | None):
+    """The M to sweep: ``memories`` from the smallest feasible M on, or, by default, every M
+    from that one (the sweep stops at the first where the optimum is inputs plus outputs)."""
+    if memories is None:
+        return range(dag.min_memory, len(dag) + 2)
+    return [memory for memory in memories if memory >= dag.min_memory]
 
 
 def cell(dag, memory: int, variant: str, limit: float, ablation: bool,
