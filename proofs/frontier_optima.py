@@ -155,7 +155,10 @@ CLAIMS = [
               "one-shot took 107 s, 84 s, 348 s and 125 s, and M = 7 and 8 in recompute "
               "410 s and 559 s. In recompute `pebble` proves 21 at M = 6, as in one-shot "
               "(150 s on two processes; [20, 21] after 1,500 s on the DAG itself), past the "
-              "check's budget; at M = 5 [25, 26] after 600 s (docs/performance.md).",
+              "check's budget, and 57 at M = 3 and 33 at M = 4, as in one-shot, in 368 s and "
+              "526 s since its search reads the demand-count lemma (N18 of its normal form; "
+              "[56, 57] and [32, 33] after 600 s before); at M = 5 [25, 26] after 600 s "
+              "(docs/performance.md).",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
                               FORWARD_31_OPTIMA, frozenset({("one-shot", 7), ("one-shot", 8),
                                                             ("recompute", 9),

@@ -213,6 +213,45 @@ search, which covers every normal-form schedule, finds the optimum.
      (approximate_attention(2,1,2) at M = 4 below 26: 559,521 to 178,705), where a vertex
      stored and later used for the last time keeps a blue pebble that no rule reads.
 
+(N18) Single demand (recompute, the game itself from its start).  Let c(u) be the demand counts
+     of ``ioverify.game.lemmas.compute_demands`` and SINGLE the needed non-inputs with c(u) = 1:
+     an output with no needed successor, or no output with one needed successor nxt(u), itself
+     single; chain(u) is u, nxt(u), nxt(nxt(u)), ... up to that output.  The lemma's marked
+     part of S* has no more I/O and no more computes (its proof), so, S* being minimal, it
+     keeps every compute of S*: every compute of u in S* is MARKED, the last placing of u
+     before a marked compute of a successor, or before the first store of u if u is an
+     output, and u is computed at most c(u) times.  The normal form has the same moves (the
+     rewritings move S*'s moves and drop none), so the same holds there.  A single vertex is
+     computed at most once, and at every configuration after the start a single u has been
+     computed iff a vertex of chain(u) has a pebble.  If: a non-input gets a pebble only by a
+     compute or by a load after a store of it red, and computing nxt(v) needs v red.  Only
+     if: were u computed and chain(u) without pebbles, its output, which ends blue, would be
+     computed again later (it can get red only so), hence, back along the chain, u too:
+     twice.  Call a single vertex with a pebble on its chain DONE: computed, and never again.
+     Hence (a) a block never computes a done vertex; (b) a vertex u, no output, whose needed
+     successors are all single and done (u single: nxt(u) done) is DEAD: S* uses it as a
+     predecessor no more (N1: it computes only needed vertices), so it computes it no more
+     (such a compute would be marked by a later compute of a successor), and it loads and
+     stores it no more (N2, N10); it stays dead (done vertices stay done), and N11, N13 and
+     N14 hold with this larger dead set, as their arguments use only that S* touches no dead
+     vertex and that dead stays dead; (c) an evicted single vertex without blue that is
+     not dead is stored: else, computed, it would leave its chain without pebbles.  The
+     search applies (a)-(c) as functions of the pebbles (``_Search._dead_single``).  Only a
+     compute makes a vertex done (a load or a store is of a vertex with a pebble), and only a
+     single c's own: a block computing a single c may leave predecessors of c dead (it deletes
+     them, as a one-shot block does), and no other block makes anything dead by red.  N17
+     forgets the blue of vertices dead in the sense of N11 only, which leaves a pebble on
+     every chain that had one (the chain's output, reachable, is blue).  The heuristic bounds
+     every completion, so these too.  The searches that prove less than the optimum prove a
+     bound on schedules of this form, which some optimal schedule has.  Not in restricted
+     games (N9), nor from other starts, nor in a search that keeps its closed configurations
+     for a certificate (``ExhaustiveRun``: its checker knows N1-N17).  The configurations it
+     saves, searches without a bound on the DAGs contracted with inputs as roots:
+     attention_forward(3,1) at M = 8 below 17, 144,287 to 107,433 (20.9 s to 15.5 s, as
+     Python); attention_forward(2,1) at M = 3, 7,455 to 4,820.  N16's analogue (compute a
+     single c at once when a predecessor single and without blue has it as nxt) saved 1 % more
+     there and no time: not kept (docs/explanation/pebbling-search.md).
+
 A move of the search is therefore a *block* for a vertex c that is not red (and, in recompute,
 live): evict a set E of |R| + |P \\ R| + 1 - M (or no) vertices outside P, storing, in
 one-shot, those N12 names, in recompute every fresh one and any other live one without blue,
@@ -235,12 +274,13 @@ from ioverify._check import integer, positive
 from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.flow import FlowNetwork
+from ioverify.game.lemmas import compute_demands
 from ioverify.game.replay import replay
 from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant, check_memory,
                                  infeasibility, require_variant)
 from ioverify.dag import symmetry
 
-# The variants this search implements (the normal form N1-N17 is proved for these); any other is
+# The variants this search implements (the normal form N1-N18 is proved for these); any other is
 # refused with UnsupportedVariant.
 IMPLEMENTED = frozenset({"recompute", "one-shot"})
 
@@ -320,7 +360,7 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
                        keep_closed: bool = False, farm=None,
                        deepen: bool = False) -> SearchResult:
     """The optimal I/O of ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
-    ``Variant``), by A* over configurations (module docstring: normal form N1-N17, heuristic in
+    ``Variant``), by A* over configurations (module docstring: normal form N1-N18, heuristic in
     ``_Search.heuristic``).
 
     ``below``: look only for schedules of I/O < below (proving that none exists is often far
@@ -424,6 +464,8 @@ class ExhaustiveRun:
             search.bound_keyed = getattr(bound, "keys_orbits", False)
             search.bound_capped = getattr(bound, "capped", False)
         search.keep_closed = keep_closed
+        # N18 but for a certificate, whose checker knows N1-N17
+        search.single = 0 if keep_closed else search.single_mask
         self.search = search
         self.seconds = time.monotonic() - start
         search.cap = max_states
@@ -618,7 +660,7 @@ def _bits(mask: int):
 
 
 class _Search:
-    """A* over normal-form configurations at block boundaries; module docstring: N1-N17."""
+    """A* over normal-form configurations at block boundaries; module docstring: N1-N18."""
 
     def __init__(self, dag: DAG, memory: int, variant: Variant, deadline: float | None = None,
                  part: int | None = None, bound=None, weights: tuple[int, dict] | None = None):
@@ -659,6 +701,16 @@ class _Search:
             for p in _bits(self.pred_mask[v]):
                 self.useful_succs[p] |= 1 << v
         self.live_memo: dict[int, int] = {}
+        # N18: the single vertices, and the function from a set with pebbles to the single
+        # ones it leaves dead; applied only once ``ExhaustiveRun`` sets ``single``.
+        self.single = 0
+        self.done_of: Any = None
+        self.users: list[int] = []  # the vertices, no outputs, whose needed successors
+        self.user_needs: list[int] = []  # (these, as masks) are all single
+        if part is None and not self.at_most_once:
+            self.single_mask, self.done_of, self.users, self.user_needs = _single_demand(dag)
+        else:
+            self.single_mask = 0
         self.must_memo: dict[int, tuple[int, int]] = {}  # ``_must_of``
         # MUST (``_trivial``) a layer at a time: the predecessors of a set in a few look-ups
         self.preds_of = _compiled_union(self.pred_mask) if n <= _UNION_MAX_VERTICES else None
@@ -778,15 +830,17 @@ class _Search:
             if reached & ~red & ~blue & computed:
                 return INFINITY  # a MUST vertex computed, without a pebble: computed again
             return cost_of(pending) + cost_of(reached & ~red & blue)
-        choices = reached & ~red & ~inputs & ~must  # blue: load or compute again
+        fixed = inputs | self.single & blue  # loaded, never computed (N18: single with blue)
+        choices = reached & ~red & ~fixed & ~must  # blue: load or compute again
         stores = cost_of(pending)
         if not choices:
-            return stores + cost_of(reached & ~red & inputs)
+            return stores + cost_of(reached & ~red & fixed)
         self.nodes_left = _BRANCH_NODES
         try:
-            loads = self._cheapest_loads(must, reached, choices, 0, red, stop, cap - stores)
+            loads = self._cheapest_loads(must, reached, choices, 0, red, stop, cap - stores,
+                                         fixed)
         except _TooManyNodes:
-            loads = self._min_cut(todo, red, blue)
+            loads = self._min_cut(todo, red, blue, fixed)  # (fixed holds the inputs)
         return stores + loads
 
     def _must(self, todo: int, must: int, reached: int, stop: int) -> tuple[int, int]:
@@ -823,7 +877,7 @@ class _Search:
         return found
 
     def _cheapest_loads(self, must: int, reached: int, choices: int, loaded: int, red: int,
-                        stop: int, best: int) -> int:
+                        stop: int, best: int, fixed: int) -> int:
         """Recompute: the least cost of the loads that make every vertex of ``must`` red in
         the unlimited game (``heuristic``), or ``best`` if it is not less, by branch and bound.
         In that game nothing red need ever be deleted, so a schedule is a set L of vertices
@@ -834,23 +888,28 @@ class _Search:
         computed (then its own MUST joins, ``_must``).  Trying both for every choice, the
         least cost found is the optimum; the cost of the inputs reached and of ``loaded``
         only grows down a branch, so a branch at ``best`` or above is cut, and loading every
-        choice left is a schedule, so its cost is an upper bound from the start."""
+        choice left is a schedule, so its cost is an upper bound from the start.  ``fixed``:
+        the vertices only loaded, never computed, the inputs and, under N18, the single
+        vertices with blue (a single vertex is computed at most once, so one with a pebble
+        never again: the unlimited game with that rule, of which every schedule of N18's
+        form is one; every block is one of its move sequences, so the count stays
+        consistent, and it still never rises when red grows, ``_loads_at_least``)."""
         self.nodes_left -= 1
         if not self.nodes_left:
             raise _TooManyNodes
         cost_of = self.cost_of
-        low = cost_of(reached & ~red & self.input_mask) + cost_of(loaded)
+        low = cost_of(reached & ~red & fixed) + cost_of(loaded)
         if low >= best or not choices:
             return min(low, best)
         best = min(best, low + cost_of(choices))  # a schedule: load every choice
         first = choices & -choices
         more, further = self._must(first, must, reached, stop)
-        best = self._cheapest_loads(more, further, further & ~red & ~self.input_mask & ~more
-                                    & ~loaded, loaded, red, stop, best)
+        best = self._cheapest_loads(more, further, further & ~red & ~fixed & ~more & ~loaded,
+                                    loaded, red, stop, best, fixed)
         return self._cheapest_loads(must, reached, choices ^ first, loaded | first, red, stop,
-                                    best)
+                                    best, fixed)
 
-    def _min_cut(self, targets: int, red: int, blue: int) -> int:
+    def _min_cut(self, targets: int, red: int, blue: int, fixed: int = 0) -> int:
         """``_cheapest_loads`` from MUST = the closure of ``targets``, when branching takes too
         long: the least weight of a set L of blue vertices not red meeting every path, along
         predecessors and through vertices not red, from ``targets`` to an input.  (L is
@@ -858,8 +917,9 @@ class _Search:
         schedule; and a schedule's loads meet every such path, since the path's last vertex,
         an input, cannot be computed.)  By Menger: the maximum flow from the inputs to
         ``targets`` with each vertex's capacity its weight if it can be loaded, else
-        unbounded (a vertex with no pebble can only be computed)."""
-        n, pred_mask, inputs = self.n, self.pred_mask, self.input_mask
+        unbounded (a vertex with no pebble can only be computed); ``fixed`` (N18's single
+        vertices with blue, never computed) as the inputs: a path ends there."""
+        n, pred_mask, inputs = self.n, self.pred_mask, self.input_mask | fixed
         net = FlowNetwork(2 * n + 2, 2 * n, 2 * n + 1)  # v: in-node 2v, out-node 2v + 1
         todo, seen = targets, 0
         while todo:  # the vertices not red that the targets reach
@@ -871,6 +931,7 @@ class _Search:
             net.add(2 * v, 2 * v + 1, self.cost_of(low) if loadable else FlowNetwork.INF)
             if inputs & low:
                 net.add(net.source, 2 * v, FlowNetwork.INF)
+                continue  # (an input has no predecessors; a fixed vertex's are never needed)
             for p in _bits(pred_mask[v] & ~red):
                 net.add(2 * p + 1, 2 * v, FlowNetwork.INF)
             todo |= pred_mask[v] & ~red & ~seen
@@ -917,17 +978,20 @@ class _Search:
         per_store = 2 if owed else 1
         size = red.bit_count()
         kept = fresh & blue  # N6: fresh and blue: cannot be evicted
-        must_store = fresh & ~blue  # N6: fresh without blue: stored when evicted
         if once:  # N12: the vertices an eviction stores, if they have no blue
             live = self.output_mask | (self._needed(red, computed) & ~blue)
-        else:  # N11: only live vertices are computed or stored
-            live = self.live(blue)
+        else:  # N11: only live vertices are computed or stored (N18: nor dead single ones)
+            live = self.live(blue) & ~self._dead_single(red | blue)  # and not done
+        # N6: fresh without blue: stored when evicted; N18: so is a live single vertex
+        must_store = (fresh | self.single & live) & ~blue
         # Nothing finished or spent but at a start (N9): every block leaves none.
         stale_finished, stale_spent = self.spent(red, blue, computed) if start else (0, 0)
         pending = self.output_mask & ~blue
         budget -= cost_of(pending)  # an output stored in the block leaves the second term
-        # c: not red, not computed (one-shot) or live (recompute), its predecessors red or blue
-        ready = self._ready(red | blue) & ~red & (~computed if once else live)
+        # c: not red, not computed (one-shot) or live and not done (recompute, N18), its
+        # predecessors red or blue
+        ready = self._ready(red | blue) & ~red & (~computed if once
+                                                  else live & ~self._done(red | blue))
         if self.eager and size < memory:
             eager = self._eager(red, blue, computed)
             if eager is not None:  # N16: that block alone
@@ -955,10 +1019,11 @@ class _Search:
             evict = size + missing.bit_count() + 1 - memory
             nfresh = (fresh & ~preds) | bit
             after = red | missing | bit  # red after the block, before its evictions
-            if once or pending >> c & 1:
+            if once or pending >> c & 1 or self.single >> c & 1:
                 finished, spent = self._left_by(c, preds, after, blue, ncomputed, live,
                                                 stale_finished, stale_spent)
-            else:  # recompute: unless c is an output without blue, as they were (``_left_by``)
+            else:  # recompute: unless c is an output without blue or single (N18), as they
+                # were (``_left_by``)
                 finished, spent = stale_finished, stale_spent
             if evict <= 0:
                 nblue = self.idle_dropped(blue | finished, spent, finished, ncomputed)
@@ -1164,8 +1229,9 @@ class _Search:
                  stale_finished: int, stale_spent: int) -> tuple[int, int]:
         """(finished, spent) after the block computing c, with ``red`` after it, if it evicts
         nothing (N13, N14), from those of the configuration before it: in one-shot c and the
-        predecessors whose last useful successor c is; in recompute c only, and what its
-        blue leaves dead (what is live changes only with blue)."""
+        predecessors whose last useful successor c is; in recompute c, and what its blue
+        leaves dead, and, if c is single, what it leaves dead (N18; nothing else dies by
+        red)."""
         pending, succs = self.output_mask & ~blue, self.useful_succs
         finished, spent = stale_finished, stale_spent
         if self.at_most_once:
@@ -1175,7 +1241,7 @@ class _Search:
                         finished |= 1 << p
                     spent |= 1 << p
             return finished, spent
-        if pending >> c & 1 and not succs[c] & live:
+        if pending >> c & 1 and not succs[c] & live or self.single >> c & 1:
             return self.spent(red, blue, computed)
         return finished, spent
 
@@ -1192,8 +1258,9 @@ class _Search:
                     finished |= 1 << o
             needed = self._needed(red, computed) | (pending & ~finished)
             return finished, red & ~needed
+        dead = self._dead_single(red | blue)  # N18
         while True:  # storing a finished output can finish another (N14)
-            live = self.live(blue | finished)
+            live = self.live(blue | finished) & ~dead
             more = 0
             for o in _bits(red & pending & ~finished):
                 if not succs[o] & live:
@@ -1218,6 +1285,22 @@ class _Search:
             if succs[u] & ~computed:
                 needed |= 1 << u
         return needed
+
+    def _done(self, pebbled: int) -> int:
+        """N18 (once ``single`` is set): the DONE vertices when ``pebbled`` have pebbles, the
+        single ones with a pebble on their chain."""
+        return self.done_of(pebbled) if self.single else 0
+
+    def _dead_single(self, pebbled: int) -> int:
+        """N18 (once ``single`` is set): the vertices, no outputs, left dead when ``pebbled``
+        have pebbles, those whose needed successors are all done."""
+        if not self.single:
+            return 0
+        done, dead, needs = self.done_of(pebbled), 0, self.user_needs
+        for i, u in enumerate(self.users):
+            if not needs[i] & ~done:
+                dead |= 1 << u
+        return dead
 
     def live(self, blue: int) -> int:
         """The vertices that are not dead (N11) when ``blue`` has blue: those from which an
@@ -1478,6 +1561,8 @@ class _Search:
         if deadline is not None and time.monotonic() > deadline:  # h0 costs 1.5 s on 10^5 vertices
             return (None, 0, "deadline reached", None), None
         red0, blue0, computed0 = (0, self.input_mask, 0) if start_state is None else start_state
+        if self.single and start_state is not None:
+            raise InternalError("exhaustive search: N18 holds from the game's start only")
         if self.at_most_once and not self.reachable(red0, blue0, computed0):
             raise InternalError("exhaustive search: a one-shot search must start at a reachable "
                                 "configuration (N12)")
@@ -2056,6 +2141,41 @@ def _weighted_count(scale: int, weights: dict[int, int]):
         return total
 
     return cost
+
+
+def _single_demand(dag: DAG) -> tuple[int, Any, list[int], list[int]]:
+    """N18: (SINGLE as a mask, the function from a mask of vertices with pebbles to the DONE
+    vertices, the vertices no outputs whose needed successors are all single, and the mask
+    of those successors of each)."""
+    demand = compute_demands(dag)
+    n, needed = len(dag), set(dag.useful)
+    single = [u for u, c in demand.items() if c == 1]
+    done_by = [0] * n  # v -> the single u with v on chain(u)
+    for u in single:
+        v = u
+        done_by[v] |= 1 << u
+        while not dag.is_output[v]:
+            after = [s for s in dag.succs[v] if s in needed]
+            if len(after) != 1 or demand[after[0]] != 1:
+                raise InternalError(f"exhaustive search: vertex {v} has demand 1 but not one "
+                                    "needed successor of demand 1")
+            v = after[0]
+            done_by[v] |= 1 << u
+    users, needs = [], []
+    for u in dag.useful:
+        after = [s for s in dag.succs[u] if s in needed]
+        if not dag.is_output[u] and after and all(demand[s] == 1 for s in after):
+            users.append(u)
+            needs.append(_mask_of(after, n))
+    if n <= _UNION_MAX_VERTICES:
+        return _mask_of(single, n), _compiled_union(done_by, 8), users, needs
+
+    def union(mask: int) -> int:
+        out = 0
+        for v in _bits(mask):
+            out |= done_by[v]
+        return out
+    return _mask_of(single, n), union, users, needs
 
 
 def _useful_within(pred_mask: list[int], output_mask: int) -> int:
