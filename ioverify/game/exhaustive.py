@@ -236,7 +236,7 @@ search, which covers every normal-form schedule, finds the optimum.
      N14 hold with this larger dead set, as their arguments use only that S* touches no dead
      vertex and that dead stays dead; (c) an evicted single vertex without blue that is
      not dead is stored: else, computed, it would leave its chain without pebbles.  The
-     search applies (a)-(c) as functions of the pebbles (``_Search._dead_single``).  Only a
+     search applies (a)-(c) as functions of the pebbles (``_Search._done``, ``_dead_of``).  Only a
      compute makes a vertex done (a load or a store is of a vertex with a pebble), and only a
      single c's own: a block computing a single c may leave predecessors of c dead (it deletes
      them, as a one-shot block does), and no other block makes anything dead by red.  N17
@@ -701,16 +701,16 @@ class _Search:
             for p in _bits(self.pred_mask[v]):
                 self.useful_succs[p] |= 1 << v
         self.live_memo: dict[int, int] = {}
-        # N18: the single vertices, and the function from a set with pebbles to the single
-        # ones it leaves dead; applied only once ``ExhaustiveRun`` sets ``single``.
+        # N18: the single vertices, and the function from a set with pebbles to the DONE
+        # vertices; applied only once ``ExhaustiveRun`` sets ``single``.
         self.single = 0
         self.done_of: Any = None
+        self.single_mask = 0
         self.users: list[int] = []  # the vertices, no outputs, whose needed successors
-        self.user_needs: list[int] = []  # (these, as masks) are all single
-        if part is None and not self.at_most_once:
-            self.single_mask, self.done_of, self.users, self.user_needs = _single_demand(dag)
-        else:
-            self.single_mask = 0
+        if part is None and not self.at_most_once:  # are all single (``_dead_of``)
+            self.single_mask, self.done_of = _single_demand(dag)
+            self.users = [u for u in range(n) if self.useful_succs[u] and not dag.is_output[u]
+                          and not self.useful_succs[u] & ~self.single_mask]
         self.must_memo: dict[int, tuple[int, int]] = {}  # ``_must_of``
         # MUST (``_trivial``) a layer at a time: the predecessors of a set in a few look-ups
         self.preds_of = _compiled_union(self.pred_mask) if n <= _UNION_MAX_VERTICES else None
@@ -840,7 +840,7 @@ class _Search:
             loads = self._cheapest_loads(must, reached, choices, 0, red, stop, cap - stores,
                                          fixed)
         except _TooManyNodes:
-            loads = self._min_cut(todo, red, blue, fixed)  # (fixed holds the inputs)
+            loads = self._min_cut(todo, red, blue, fixed)
         return stores + loads
 
     def _must(self, todo: int, must: int, reached: int, stop: int) -> tuple[int, int]:
@@ -980,8 +980,9 @@ class _Search:
         kept = fresh & blue  # N6: fresh and blue: cannot be evicted
         if once:  # N12: the vertices an eviction stores, if they have no blue
             live = self.output_mask | (self._needed(red, computed) & ~blue)
-        else:  # N11: only live vertices are computed or stored (N18: nor dead single ones)
-            live = self.live(blue) & ~self._dead_single(red | blue)  # and not done
+        else:  # N11: only live vertices are computed or stored (N18: nor those it leaves dead)
+            done = self._done(red | blue)
+            live = self.live(blue) & ~self._dead_of(done)
         # N6: fresh without blue: stored when evicted; N18: so is a live single vertex
         must_store = (fresh | self.single & live) & ~blue
         # Nothing finished or spent but at a start (N9): every block leaves none.
@@ -990,8 +991,7 @@ class _Search:
         budget -= cost_of(pending)  # an output stored in the block leaves the second term
         # c: not red, not computed (one-shot) or live and not done (recompute, N18), its
         # predecessors red or blue
-        ready = self._ready(red | blue) & ~red & (~computed if once
-                                                  else live & ~self._done(red | blue))
+        ready = self._ready(red | blue) & ~red & (~computed if once else live & ~done)
         if self.eager and size < memory:
             eager = self._eager(red, blue, computed)
             if eager is not None:  # N16: that block alone
@@ -1258,7 +1258,7 @@ class _Search:
                     finished |= 1 << o
             needed = self._needed(red, computed) | (pending & ~finished)
             return finished, red & ~needed
-        dead = self._dead_single(red | blue)  # N18
+        dead = self._dead_of(self._done(red | blue))  # N18
         while True:  # storing a finished output can finish another (N14)
             live = self.live(blue | finished) & ~dead
             more = 0
@@ -1291,14 +1291,14 @@ class _Search:
         single ones with a pebble on their chain."""
         return self.done_of(pebbled) if self.single else 0
 
-    def _dead_single(self, pebbled: int) -> int:
-        """N18 (once ``single`` is set): the vertices, no outputs, left dead when ``pebbled``
-        have pebbles, those whose needed successors are all done."""
-        if not self.single:
+    def _dead_of(self, done: int) -> int:
+        """N18: the vertices, no outputs, that the DONE set ``done`` leaves dead, those whose
+        needed successors are all done (none without N18: nothing is done)."""
+        if not done:
             return 0
-        done, dead, needs = self.done_of(pebbled), 0, self.user_needs
-        for i, u in enumerate(self.users):
-            if not needs[i] & ~done:
+        dead, succs = 0, self.useful_succs
+        for u in self.users:
+            if not succs[u] & ~done:
                 dead |= 1 << u
         return dead
 
@@ -2143,10 +2143,9 @@ def _weighted_count(scale: int, weights: dict[int, int]):
     return cost
 
 
-def _single_demand(dag: DAG) -> tuple[int, Any, list[int], list[int]]:
+def _single_demand(dag: DAG) -> tuple[int, Any]:
     """N18: (SINGLE as a mask, the function from a mask of vertices with pebbles to the DONE
-    vertices, the vertices no outputs whose needed successors are all single, and the mask
-    of those successors of each)."""
+    vertices)."""
     demand = compute_demands(dag)
     n, needed = len(dag), set(dag.useful)
     single = [u for u, c in demand.items() if c == 1]
@@ -2161,21 +2160,15 @@ def _single_demand(dag: DAG) -> tuple[int, Any, list[int], list[int]]:
                                     "needed successor of demand 1")
             v = after[0]
             done_by[v] |= 1 << u
-    users, needs = [], []
-    for u in dag.useful:
-        after = [s for s in dag.succs[u] if s in needed]
-        if not dag.is_output[u] and after and all(demand[s] == 1 for s in after):
-            users.append(u)
-            needs.append(_mask_of(after, n))
     if n <= _UNION_MAX_VERTICES:
-        return _mask_of(single, n), _compiled_union(done_by, 8), users, needs
+        return _mask_of(single, n), _compiled_union(done_by, 8)
 
     def union(mask: int) -> int:
         out = 0
         for v in _bits(mask):
             out |= done_by[v]
         return out
-    return _mask_of(single, n), union, users, needs
+    return _mask_of(single, n), union
 
 
 def _useful_within(pred_mask: list[int], output_mask: int) -> int:
