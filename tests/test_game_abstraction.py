@@ -384,7 +384,7 @@ def test_a_closed_configuration_reached_more_cheaply_is_reopened_when_learning()
         info = {parent: (0, None, None, 4, parent), child: (5, parent, None, 2, child)}
         closed = {parent: 0, child: 5}
         queue = exhaustive._Queue(INFINITY, 4)
-        search._admit(parent, [(3, 2, child, None, True)], info, closed, queue, INFINITY)
+        search._admit(parent, [(3, 2, child, None, True, 2)], info, closed, queue, INFINITY)
         assert (child in closed, info[child][0]) == ((False, 3) if learn else (True, 5))
         assert (queue.pop() == child) is learn
 

@@ -466,6 +466,7 @@ class ExhaustiveRun:
         search.keep_closed = keep_closed
         # N18 but for a certificate, whose checker knows N1-N17
         search.single = 0 if keep_closed else search.single_mask
+        search.debt = not keep_closed  # as N18: the checker's count knows no lookahead
         self.search = search
         self.seconds = time.monotonic() - start
         search.cap = max_states
@@ -734,6 +735,10 @@ class _Search:
         self.memo: dict[int, int] = {}  # heuristic values by (red, blue, computed)
         self.trivial_memo: dict[int, int] = {}  # with ``bound``: the count alone (``_trivial``)
         self.family_memo: dict[int, int] = {}  # recompute: ``_loads_at_least``'s counts
+        # The next block's evictions (``_eviction_debt``), on the game itself only: set by
+        # ``ExhaustiveRun`` unless it keeps its closed configurations for a certificate.
+        self.debt = False
+        self.debt_memo: dict[int, int] = {}  # by the whole configuration (fresh included)
         self.keep_closed = False  # ``run`` keeps the closed keys with their g in ``closed``
         # ``bound`` takes the same value at every image of a configuration without being
         # given the canonical one, and shares its work between them (``AbstractionBound.key_by``)
@@ -797,7 +802,11 @@ class _Search:
         N11): red from the start, O only helps the unlimited game.  Consistent: a store makes a
         red vertex blue, no change the unlimited game sees, and owed (+1 for a move of cost 1);
         a load of an owed vertex moves it from O to red (-1); a compute of one changes nothing
-        (it stays owed); every other move is one of the unlimited game, as above."""
+        (it stays owed); every other move is one of the unlimited game, as above.
+
+        The search (``successors``, the game itself) raises the count of each configuration
+        a block reaches by what the next block's evictions must add (``_eviction_debt``),
+        which keeps it consistent; this function gives the count without it."""
         pending = self.output_mask & ~blue
         if self.bound is not None:
             trivial = self._trivial(pending, red, blue, computed)
@@ -1146,6 +1155,88 @@ class _Search:
         if reached & ~red & ~blue & computed:
             return 0, 0
         return reached, self.cost_of(reached & ~red & blue)
+
+    def _debt_of(self, raw: int, red: int, blue: int, fresh: int, computed: int) -> int:
+        """``_eviction_debt``, remembered by the configuration ``raw`` (as ``pack`` lays
+        it out with the fresh vertices): successors repeat (approximate_attention(2,1,2) at
+        M = 4, recompute, contracted with inputs as roots, none below 25: 75.3 s without the
+        memo, 71.7 s with it)."""
+        memo = self.debt_memo
+        debt = memo.get(raw)
+        if debt is None:
+            if len(memo) >= _MEMO_MAX:
+                memo.clear()
+            debt = memo[raw] = self._eviction_debt(red, blue, fresh, computed)
+        return debt
+
+    def _eviction_debt(self, red: int, blue: int, fresh: int, computed: int) -> int:
+        """THE NEXT BLOCK'S EVICTIONS: a number the count (``_trivial``) may be raised by at
+        a configuration X = (R, B, F, C or O) reached by a block, the game itself (no
+        part, unit weights), keeping it consistent.  The count is the optimum of the
+        unlimited game, in which nothing is evicted; the next block of any completion from
+        X computes some c whose predecessors are red or blue and evicts
+        e(c) = |R| + |P(c) \\ R| + 1 - M vertices of R outside P(c) (N4), none fresh and
+        blue (N6).  Call v in R NEEDED when it is a predecessor of a MUST vertex (``heuristic``:
+        a vertex with no pebble that every completion computes); WEIGHT it w(v) =
+        - 2 if its eviction stores it and it is no output: in one-shot, needed without
+          blue (N12); in recompute, fresh, or single and live (N18), without blue (N6, N18);
+        - else 1 if it is needed and can only be loaded: in one-shot any needed vertex
+          (computed, or an input); in recompute an input, or single with blue (N18);
+        - else 0.
+        The DEBT is the least, over every c whose predecessors are red or blue (a superset of
+        the blocks the search makes), of the e(c) least weights of the vertices it may
+        evict, or 0 where some c evicts none (or none can be computed).
+
+        Claim: every block b from X to Y of cost w evicting E has h(X) + w(E) <= w + h(Y),
+        with h the count; so h + debt, at most h + w(E) before every block, stays consistent
+        (and is 0 at a goal, where MUST is empty).  Proof.  A needed v in E, a predecessor of a
+        MUST vertex m (m is not c: c's predecessors have pebbles, and m has none; nor is any
+        MUST vertex on m's path to its output without pebbles c, whose predecessor there would
+        have none), keeps m a MUST vertex of Y (b gives pebbles only to c and to vertices
+        that had them, and takes red from vertices that had it).  So if v can only be
+        loaded, every unlimited schedule from Y loads it; from X the unlimited game can make
+        b's loads and compute c, store the outputs b stores, keep E red and follow an
+        optimal unlimited schedule from Y without those loads: h(X) <= w + h(Y) - (the loads
+        of E's needed vertices of weight 1) - (the stores of b of vertices no output, which
+        it need not make).  In recompute a vertex stored is then owed (N15), and the count of
+        Y charges its load: each weighs 2.  Both counts' red sets include the owed vertices;
+        the fixed vertices (N18) of Y include X's (single with blue: blue only grows)."""
+        memory = self.memory
+        size = red.bit_count()
+        if size + 1 < memory:  # every c with a predecessor missing at most evicts none
+            return 0
+        outputs, once = self.output_mask, self.at_most_once
+        pending = outputs & ~blue
+        stop = red | blue | computed if once else red | blue
+        needed = red & self._must_of(pending & ~red, stop)[1]
+        if once:
+            heavy = needed & ~blue & ~outputs
+            light = needed & ~heavy
+        else:
+            heavy = (fresh | self.single & self.live(blue)) & ~blue & ~outputs & red
+            light = needed & (self.input_mask | self.single & blue)
+        ready = self._ready(red | blue) & ~red & ~computed if once else (
+            self._ready(red | blue) & ~red)
+        movable = red & ~(fresh & blue)
+        pred_mask, least = self.pred_mask, INFINITY
+        while ready:
+            bit = ready & -ready
+            ready ^= bit
+            preds = pred_mask[bit.bit_length() - 1]
+            evict = size + (preds & ~red).bit_count() + 1 - memory
+            if evict <= 0:
+                return 0
+            free = movable & ~preds
+            two, one = (free & heavy).bit_count(), (free & light).bit_count()
+            zero = free.bit_count() - one - two
+            if evict > zero + one + two:
+                continue  # c cannot be computed here
+            debt = min(max(0, evict - zero), one) + 2 * max(0, evict - zero - one)
+            if debt < least:
+                if not debt:
+                    return 0
+                least = debt
+        return 0 if least == INFINITY else least
 
     def _ready(self, pebbled: int) -> int:
         """The computable vertices whose predecessors all lie in ``pebbled``: those that are
@@ -1652,9 +1743,11 @@ class _Search:
                    deadline: float | None = None, known: dict | None = None):
         """The successors of the configuration ``reached`` (a search key's fields, reached
         with cost ``g`` and heuristic value ``h``; ``start``: the search's first one) whose f
-        stays below ``limit``, as (after, [(ng, h, raw key, block, whole), ...]): ``after`` a
-        lower bound on the f of every successor cut (INFINITY if none was), ``whole`` whether
-        ``h`` is the whole heuristic (else ``bound`` is still to be asked, ``_admit``); None if
+        stays below ``limit``, as (after, [(ng, h, raw key, block, whole, base), ...]):
+        ``after`` a lower bound on the f of every successor cut (INFINITY if none was),
+        ``whole`` whether ``h`` is the whole heuristic (else ``bound`` is still to be asked,
+        ``_admit``), ``base`` the same without the next block's evictions (``debt``,
+        ``_eviction_debt``: raised to the count plus them, never kept in a memo); None if
         ``deadline`` passed first.  A function of its arguments and the search's fixed data
         only (its memos are caches), so that another process holding the same search makes the
         same ones (``farmed_steps``)."""
@@ -1680,6 +1773,7 @@ class _Search:
             pebbles = nred | nblue << n
             hkey = pebbles | ncomp << n2
             value: int | None = known.get(hkey) if known else None  # a terminal (``run``)
+            terminal = value is not None
             if value is None:
                 value = memo.get(hkey)
             if value is not None and value < 0 and trivial_memo is not memo:
@@ -1706,13 +1800,20 @@ class _Search:
                         continue
                     trivial_memo[hkey] = value
                 whole = bound is None or value == INFINITY
+            # the count itself, exact (-1: not at hand, or a terminal's known optimum)
+            count = (-1 if terminal else value if trivial_memo is memo or not whole
+                     else trivial_memo.get(hkey, -1))
             if learned is not None and value != INFINITY:  # ``learn``
                 lower = learned.get(hkey if once else pebbles, 0)
                 value = max(value, lower, h - cost)
+            raw = pebbles | nfresh << n2 | ncomp << n3
+            base = value  # the heuristic without the debt, which reads the fresh vertices
+            if self.debt and 0 <= count < INFINITY and ng + value < limit:
+                value = max(value, count + self._debt_of(raw, nred, nblue, nfresh, ncomp))
             if ng + value >= limit:
                 beyond = min(beyond, ng + value)
                 continue
-            out.append((ng, value, pebbles | nfresh << n2 | ncomp << n3, block, whole))
+            out.append((ng, value, raw, block, whole, base))
         return min(beyond, limit + self.beyond), out
 
     def _admit(self, key: int, out: list, info: dict, closed: dict, queue: "_Queue",
@@ -1736,7 +1837,7 @@ class _Search:
         lazy, keyed, memo = self.lazy, self.bound_keyed, self.memo
         capped, top = self.bound_capped, queue.limit
         beyond = INFINITY
-        for ng, h, nraw, block, whole in out:
+        for ng, h, nraw, block, whole, base in out:
             nkey = nraw if lazy else canonical(nraw)
             old = info.get(nkey)
             if old is not None:
@@ -1757,14 +1858,17 @@ class _Search:
                 # The bound is the same on an orbit: on the canonical image, so that the
                 # images of one configuration share its work, unless it shares it itself.
                 image = nraw if keyed else canonical(nraw) if lazy else nkey
+                # the memo keeps the heuristic without the debt (``base``), which reads
+                # the fresh vertices, not in the memo's keys (``_eviction_debt``)
                 if capped:
                     value = bound(image & full, image >> n & full, image >> 3 * n,
                                   less(top, ng))
-                    h = max(h, value)
-                    memo[self.pack(nraw)] = -h if ng + h >= top else h
+                    kept = max(base, value)
+                    memo[self.pack(nraw)] = -kept if ng + kept >= top else kept
                 else:
                     value = bound(image & full, image >> n & full, image >> 3 * n)
-                    h = memo[self.pack(nraw)] = max(h, value)
+                    memo[self.pack(nraw)] = max(base, value)
+                h = max(h, value)
                 if ng + h >= limit:
                     beyond = min(beyond, ng + h)
                     continue
