@@ -100,7 +100,7 @@ CASES = {
 # With the exhaustive search capped at one state, the solver proves these (Z3-based evidence),
 # and a one-unit work budget leaves the others unknown.
 SOLVER_CASES = {
-    "solver-one-shot": (lambda c: exact_search(c, "pyramid", {"height": 2}, 3,
+    "solver-one-shot": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3,
                                                variant="one-shot"), "optimal"),
     "solver-single-use": (lambda c: exact_search(c, "binary-tree", {"leaves": 4}, 3), "optimal"),
     "solver-recompute": (lambda c: exact_search(c, "pyramid", {"height": 3}, 3), "optimal"),

@@ -323,7 +323,7 @@ def test_a_tiny_work_budget_stops_the_exhaustive_search_too():
 def test_a_state_cap_gives_unknown_with_the_level_reached_then_a_proof_that_records_it():
     # (the beam search before it finds the optimum, 17; the greedy schedule costs 18)
     capped = search.pebble(*NEEDS_SEARCH, variant="one-shot", method="exhaustive",
-                           max_states=60)
+                           max_states=25)
     assert isinstance(capped, Unknown) and capped.lower_bound == 16 and capped.upper_bound == 17
     enough = search.pebble(*NEEDS_SEARCH, variant="one-shot", method="exhaustive",
                            max_states=100)
