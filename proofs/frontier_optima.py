@@ -30,9 +30,9 @@ DEGREE_2_OPTIMA = {"one-shot": {3: 17, 4: 9, 5: 6, 6: 4},
                    "recompute": {3: 15, 4: 9, 5: 5, 6: 4}}
 # approximate_attention(2, 1, 2) (37 vertices, the smallest degree-2 instance with two query
 # rows): inputs plus outputs is 8; the whole one-shot curve (M = 3 since the search forgets idle
-# blue, N17); in recompute 25 at M = 4, 19 at M = 5 and 14 at M = 6 (about 100 s, 45 s and
+# blue, N17); in recompute 25 at M = 4, 19 at M = 5 and 14 at M = 6 (55 to 81 s, 40 s and
 # 5 s on two processes since the search runs first on the DAG with each square U joined to its
-# input, 2026-11-30) and [40, 42] at M = 3 after 600 s (docs/performance.md).
+# input and its count charges the next block's evictions, 2026-11-30) and [40, 42] at M = 3 after 600 s (docs/performance.md).
 DEGREE_2_ROWS_OPTIMA = {"one-shot": {3: 43, 4: 26, 5: 20, 6: 17, 7: 13, 8: 10, 9: 9, 10: 8},
                         "recompute": {4: 25, 5: 19, 6: 14, 7: 10, 8: 9, 9: 8}}
 # Its recompute upper end at M = 3, a schedule found by the beams on the DAG unfolded at the
@@ -157,8 +157,9 @@ CLAIMS = [
               "(150 s on two processes; [20, 21] after 1,500 s on the DAG itself), past the "
               "check's budget, and 57 at M = 3 and 33 at M = 4, as in one-shot, in 368 s and "
               "526 s since its search reads the demand-count lemma (N18 of its normal form; "
-              "[56, 57] and [32, 33] after 600 s before); at M = 5 [25, 26] after 600 s "
-              "(docs/performance.md).",
+              "[56, 57] and [32, 33] after 600 s before), and 26 at M = 5, as in one-shot, "
+              "in 399 s since its count also charges what the next block's evictions must "
+              "add ([25, 26] after 600 s before) (docs/performance.md).",
         obligations=_searches(FORWARD_31, "attention-forward", {"n": 3, "d": 1},
                               FORWARD_31_OPTIMA, frozenset({("one-shot", 7), ("one-shot", 8),
                                                             ("recompute", 9),
@@ -364,9 +365,10 @@ CLAIMS = [
               "cheaper than storing it and loading it back. In recompute the search runs "
               "first on the DAG with each square U joined to its input (the chain-contraction "
               "lemma with the inputs as roots: the contracted optimum is at most the DAG's), "
-              "where M = 4 takes about 100 s and M = 5 about 45 s on two processes (the check "
-              "runs them alone, on both cores, M = 4 with twice its budget) and M = 6 about "
-              "7 s; on the DAG itself M = 5 and 6 took 487 s and 121 s and M = 4 was [18, 25] "
+              "where M = 4 takes 55 s to 81 s (81 s in the check of 2026-11-30; about "
+              "100 s before the search's count charged what the next block's evictions must "
+              "add) and M = 5 about 40 s on two processes (the check runs them alone, on both "
+              "cores, M = 4 with twice its budget) and M = 6 about 7 s; on the DAG itself M = 5 and 6 took 487 s and 121 s and M = 4 was [18, 25] "
               "after 60 s (2026-11-30). The recompute cell at M = 7 takes "
               "about 20 s: before the search counted the loads it owes to the vertices it "
               "stored, it proved only [10, 13] in 60 s. The one-shot cells at M = 5 and 6 "
