@@ -1157,10 +1157,10 @@ class _Search:
         return reached, self.cost_of(reached & ~red & blue)
 
     def _debt_of(self, raw: int, red: int, blue: int, fresh: int, computed: int) -> int:
-        """``_eviction_debt``, remembered by the configuration ``raw`` (as ``pack`` lays
-        it out with the fresh vertices): successors repeat (approximate_attention(2,1,2) at
-        M = 4, recompute, contracted with inputs as roots, none below 25: 75.3 s without the
-        memo, 71.7 s with it)."""
+        """``_eviction_debt``, remembered by the configuration ``raw`` (red | blue << n |
+        fresh << 2n | C or O << 3n, as ``steps`` keys it): successors repeat
+        (approximate_attention(2,1,2) at M = 4, recompute, contracted with inputs as roots,
+        none below 25: 75.3 s without the memo, 71.7 s with it)."""
         memo = self.debt_memo
         debt = memo.get(raw)
         if debt is None:
@@ -1215,8 +1215,9 @@ class _Search:
         else:
             heavy = (fresh | self.single & self.live(blue)) & ~blue & ~outputs & red
             light = needed & (self.input_mask | self.single & blue)
-        ready = self._ready(red | blue) & ~red & ~computed if once else (
-            self._ready(red | blue) & ~red)
+        ready = self._ready(red | blue) & ~red
+        if once:
+            ready &= ~computed
         movable = red & ~(fresh & blue)
         pred_mask, least = self.pred_mask, INFINITY
         while ready:
@@ -1800,15 +1801,16 @@ class _Search:
                         continue
                     trivial_memo[hkey] = value
                 whole = bound is None or value == INFINITY
-            # the count itself, exact (-1: not at hand, or a terminal's known optimum)
-            count = (-1 if terminal else value if trivial_memo is memo or not whole
-                     else trivial_memo.get(hkey, -1))
+            # the count itself, exact (-1: not wanted, not at hand, or a terminal's optimum)
+            count = -1
+            if self.debt and not terminal:
+                count = value if trivial_memo is memo or not whole else trivial_memo.get(hkey, -1)
             if learned is not None and value != INFINITY:  # ``learn``
                 lower = learned.get(hkey if once else pebbles, 0)
                 value = max(value, lower, h - cost)
             raw = pebbles | nfresh << n2 | ncomp << n3
             base = value  # the heuristic without the debt, which reads the fresh vertices
-            if self.debt and 0 <= count < INFINITY and ng + value < limit:
+            if 0 <= count < INFINITY and ng + value < limit:
                 value = max(value, count + self._debt_of(raw, nred, nblue, nfresh, ncomp))
             if ng + value >= limit:
                 beyond = min(beyond, ng + value)
