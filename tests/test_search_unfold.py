@@ -4,12 +4,14 @@ every folded schedule replays in recompute at no more I/O, and the recompute rou
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ioverify.dag import approximate_attention, attention_forward, matmul
+from ioverify.dag import approximate_attention, attention_backward, attention_forward, matmul
+from ioverify.dag.model import DAG
 from ioverify.errors import InternalError
 from ioverify.game.beam import beam_schedule
 from ioverify.game.replay import replay
 from ioverify.search.pebbling import pebble
-from ioverify.search.unfold import fold, free_recomputes, unfold
+from ioverify.search.unfold import (cheap_recomputes, fold, free_recomputes,
+                                    unfold, unfold_cheap)
 from ioverify.strategies import dags, memory_sizes, schedules
 from ioverify.verdict import Unknown
 
@@ -102,3 +104,64 @@ def test_the_recompute_route_keeps_the_unfolded_beams_schedule():
     assert any("one-shot search below 15" in line for line in reports)
     assert not any("below 17" in line for line in reports)
     assert any("recompute below 15" in line for line in reports)
+
+
+def test_the_cheap_recomputes_are_the_outermost_a_few_computes_deep():
+    dag = attention_backward(2, 1)
+    # D = rowsum(dO * O) from inputs; P = exp(S - L) two computes above S = QK^T; S and S - L
+    # are cheap too but lie above P, and dS lies six computes deep
+    assert _names(dag, cheap_recomputes(dag)) == ["D[0]", "D[1]", "P[0,0]", "P[0,1]", "P[1,0]",
+                                                  "P[1,1]"]
+    assert cheap_recomputes(attention_forward(2, 2)) == ()  # every score has one use
+    assert cheap_recomputes(matmul(3, 3, 3)) == ()
+
+
+def test_unfolding_the_cheap_recomputes_leaves_each_one_use_per_copy():
+    dag = attention_backward(2, 1)
+    unfolded, origin = unfold_cheap(dag)
+    assert len(unfolded) == 70  # S, S - L, P: 12 copies more; D: 2 more
+    assert cheap_recomputes(unfolded) == ()
+    needed = set(unfolded.useful)
+    for v in range(len(unfolded)):
+        name = dag.names[origin[v]]
+        assert unfolded.names[v].split("#")[0] == name
+        if name.startswith(("S[", "S-L[", "P[", "D[")):
+            assert sum(s in needed for s in unfolded.succs[v]) == 1
+    assert sorted(_names(unfolded, unfolded.outputs)) == sorted(_names(dag, dag.outputs))
+
+
+@settings(max_examples=150)
+@given(st.data())
+def test_a_schedule_of_the_cheap_unfolding_folds_to_a_recompute_schedule(data):
+    dag = data.draw(dags(max_vertices=9, max_in_degree=3))
+    unfolded, origin = unfold_cheap(dag)
+    assert all(0 <= u < len(dag) for u in origin)
+    memory = data.draw(memory_sizes(unfolded, max_extra=2))
+    schedule = data.draw(schedules(unfolded, memory, variant="one-shot"))
+    folded = fold(schedule, origin)
+    result = replay(dag, folded, memory, "recompute")
+    assert result.ok, result.describe()
+    assert result.io == folded.io <= schedule.io
+
+
+def test_the_recompute_route_keeps_the_cheap_unfolded_beams_schedule():
+    # v2 = f(v0, v1), both inputs, feeds v4 and v7: at M = 3 the one-shot optimum is 9 and the
+    # recompute one 8, computing v2 twice; nothing is free to compute again (one input
+    # predecessor), so after the one-shot sub-search the beams run on the DAG with v2 copied
+    # per use, and find 8, which the recompute search is then asked to beat.
+    dag = DAG.from_edges([f"v{i}" for i in range(10)],
+                         [("v0", "v2"), ("v1", "v2"), ("v0", "v3"), ("v2", "v4"), ("v0", "v5"),
+                          ("v0", "v6"), ("v0", "v7"), ("v2", "v7"), ("v0", "v8"), ("v7", "v8"),
+                          ("v0", "v9"), ("v4", "v9")],
+                         outputs=["v3", "v5", "v6", "v8", "v9"])
+    assert free_recomputes(dag) == () and _names(dag, cheap_recomputes(dag)) == ["v2"]
+    reports: list[str] = []
+    verdict = pebble(dag, 3, variant="recompute", method="exhaustive", max_states=1,
+                     progress=reports.append)
+    assert isinstance(verdict, Unknown) and verdict.upper_bound == 8
+    assert replay(dag, verdict.schedule, 3, "recompute").io == 8
+    cheap = [i for i, line in enumerate(reports) if "cheap recomputes copied per use (11" in line]
+    one_shot = [i for i, line in enumerate(reports) if "one-shot search" in line]
+    assert cheap and one_shot and one_shot[0] < cheap[0]
+    assert any("recompute search below 8" in line for line in reports[cheap[0]:])
+    assert pebble(dag, 3, variant="one-shot").io == 9

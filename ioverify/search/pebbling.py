@@ -515,6 +515,7 @@ def _exhaustive_route(st: _State, claim: int | None) -> Verdict:
         if settled is not None:
             return settled
         _one_shot_upper(st, claim, _exhaustive_route, EXHAUSTIVE_ONE_SHOT_SHARE)
+        _cheap_upper(st, claim)
         settled = _settled(st, claim)
         if settled is not None:
             return settled
@@ -558,7 +559,8 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
     those.  Then the one-shot sub-search (``_one_shot_upper``, half the time left), whose best
     schedule, replayed in the recompute variant, is the upper bound if it is cheaper: every
     one-shot schedule is a recompute schedule, so the answer is never worse than the one-shot
-    one under the same work budget.  Then the horizon-free exhaustive search (half the
+    one under the same work budget.  Where no vertex is free to compute again, beam searches
+    on the DAG with its cheap recomputes copied per use (``_cheap_upper``).  Then the horizon-free exhaustive search (half the
     rest; LARGE_EXHAUSTIVE_SHARE past Z3_PROVES_UP_TO_STEPS) asked only below it, and the
     recompute encoding with the horizon of the demand-count lemma, a proof when that horizon
     is small enough, otherwise run with a shorter horizon (only ``Bounded``)."""
@@ -567,6 +569,10 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
     if settled is not None:
         return settled
     one_shot = _one_shot_upper(st, claim)
+    settled = _settled(st, claim)
+    if settled is not None:
+        return settled
+    _cheap_upper(st, claim)
     settled = _settled(st, claim)
     if settled is not None:
         return settled
@@ -641,21 +647,53 @@ def _one_shot_upper(st: _State, claim: int | None, route=None,
 # the one-shot sub-search first, or a quarter of a minute, left it too little;
 # docs/performance.md).
 UNFOLDED_SHARE = 1 / 3
+# The same for the DAG with its cheap recomputes copied per use (``_cheap_upper``), where none
+# is free: a copy must be computed from what lies above it, so these beams find less often
+# (none as good as the known schedules of attention_forward(3,1) at M = 3..8, up to 48 s there
+# without a limit) and get less of the time: attention_backward(2,1) at M = 10 and 11 in
+# recompute, 21 and 20, one below the one-shot optima, in 14 s and 18 s;
+# sparse_backward(causal 3,1) at M = 13, 27, its inputs plus outputs, in 27 s (the cells
+# settled in 120.6 s, 69.3 s and 28.7 s; docs/performance.md).
+CHEAP_SHARE = 1 / 10
 
 
 def _unfolded_upper(st: _State, claim: int | None) -> None:
     """Where the DAG has vertices that are free to compute again (``unfold.free_recomputes``:
     one predecessor, an input), beam searches in one-shot on the DAG with one copy of each per
-    use (``ioverify.search.unfold``), within UNFOLDED_SHARE of the time left or, without a
-    timeout, BEAM_SUCCESSORS successors.  The best schedule found, folded onto the DAG, is
-    replayed in the recompute variant and kept if it beats the best known: an upper bound,
-    nothing it does is a lower bound."""
+    use (``ioverify.search.unfold``), within UNFOLDED_SHARE of the time left (``_folded_beam``)."""
     vertices = unfold.free_recomputes(st.dag)
     if not vertices or st.out_of_time() or _below(st, claim) <= st.lower:
         return
     unfolded, origin = unfold.unfold(st.dag, vertices)
-    st.report(f"beam search in one-shot on the DAG with {len(vertices)} vertices copied per use")
-    with _share(st, UNFOLDED_SHARE):
+    _folded_beam(st, unfolded, origin, f"{len(vertices)} vertices copied per use",
+                 UNFOLDED_SHARE)
+
+
+def _cheap_upper(st: _State, claim: int | None) -> None:
+    """Where the DAG has no free recompute but cheap ones (``unfold.unfold_cheap``), beam
+    searches in one-shot on the DAG with those copied per use, within CHEAP_SHARE of the time
+    left (``_folded_beam``).  They run after the one-shot sub-search, so that a schedule of
+    theirs worse than the one-shot optimum never asks that sub-search below it alone (it
+    would then stop at its first schedule below it: sparse_backward(causal 3,1) at M = 14 in
+    recompute, 120 s, one process, stopped at 30 where it proves 27)."""
+    if (unfold.free_recomputes(st.dag) or st.out_of_time()
+            or _below(st, claim) <= st.lower):
+        return
+    unfolded, origin = unfold.unfold_cheap(st.dag)
+    if len(unfolded) > len(st.dag):
+        _folded_beam(st, unfolded, origin,
+                     f"its cheap recomputes copied per use ({len(unfolded)} vertices)",
+                     CHEAP_SHARE)
+
+
+def _folded_beam(st: _State, unfolded: DAG, origin: tuple[int, ...], what: str,
+                 share: float) -> None:
+    """Beam searches in one-shot on ``unfolded`` (``what``, for the user), within ``share``
+    of the time left or, without a timeout, BEAM_SUCCESSORS successors.  The best schedule
+    found, folded onto the DAG (``origin``), is replayed in the recompute variant and kept if
+    it beats the best known: an upper bound, nothing it does is a lower bound."""
+    st.report(f"beam search in one-shot on the DAG with {what}")
+    with _share(st, share):
         found = beam_schedule(unfolded, st.memory, ONE_SHOT,
                               max_successors=BEAM_SUCCESSORS if st.deadline is None else None,
                               deadline=st.deadline)

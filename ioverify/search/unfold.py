@@ -39,6 +39,53 @@ def free_recomputes(dag: DAG) -> tuple[int, ...]:
                  and not dag.is_output[v] and sum(s in needed for s in dag.succs[v]) > 1)
 
 
+# A vertex is CHEAP to compute again when at most this many vertices above it are no inputs:
+# its compute needs those and inputs only.  Two covers attention backward's P = exp(S - L), from
+# S = QK^T: attention_backward(2,1) at M = 10 in recompute, whose one-shot optimum is 22, has
+# 21 with every P recomputed, which the beams on the DAG with S, S - L and P copied per use
+# find in 14 s and the recompute search alone in 423 s (docs/performance.md).
+CHEAP_ANCESTORS = 2
+
+
+def cheap_recomputes(dag: DAG) -> tuple[int, ...]:
+    """The OUTERMOST cheap recomputes: the needed vertices, no input or output, with two
+    needed successors or more and at most CHEAP_ANCESTORS vertices above them that are no
+    inputs, less those above another such vertex (``unfold`` copies no vertex with a
+    predecessor among those it copies; ``unfold_cheap`` takes them a layer at a time)."""
+    needed = set(dag.useful)
+    above: list[frozenset[int] | None] = []  # the non-inputs above v, None past the limit
+    for v in range(len(dag)):
+        seen: set[int] = set()
+        for p in dag.preds[v]:
+            if dag.is_input[p]:
+                continue
+            if above[p] is None:
+                seen = None
+                break
+            seen |= above[p] | {p}
+        above.append(None if seen is None or len(seen) > CHEAP_ANCESTORS else frozenset(seen))
+    cheap = {v for v in dag.useful if above[v] is not None and not dag.is_input[v]
+             and not dag.is_output[v] and sum(s in needed for s in dag.succs[v]) > 1}
+    under = set().union(*(above[v] for v in cheap))
+    return tuple(sorted(cheap - under))
+
+
+def unfold_cheap(dag: DAG) -> tuple[DAG, tuple[int, ...]]:
+    """(the DAG with its cheap recomputes copied per use, ORIGIN): ``unfold`` of the outermost
+    (``cheap_recomputes``), then of those of the result, until none is left, ORIGIN mapping
+    each vertex onto the vertex of ``dag`` it stands for.  Each layer takes vertices above
+    the last, so there are at most CHEAP_ANCESTORS + 1; ``fold`` folds the result at once
+    (a copy of a copy stands for its vertex of ``dag`` like any copy)."""
+    origin = tuple(range(len(dag)))
+    for _ in range(CHEAP_ANCESTORS + 1):
+        vertices = cheap_recomputes(dag)
+        if not vertices:
+            break
+        dag, layer = unfold(dag, vertices)
+        origin = tuple(origin[v] for v in layer)
+    return dag, origin
+
+
 def unfold(dag: DAG, vertices: tuple[int, ...]) -> tuple[DAG, tuple[int, ...]]:
     """(the DAG with each of ``vertices`` replaced by one copy per needed successor, ORIGIN:
     the vertex of ``dag`` each of its vertices stands for).  Each of ``vertices`` must be
