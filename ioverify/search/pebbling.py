@@ -560,8 +560,8 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
     schedule, replayed in the recompute variant, is the upper bound if it is cheaper: every
     one-shot schedule is a recompute schedule, so the answer is never worse than the one-shot
     one under the same work budget.  Where no vertex is free to compute again, beam searches
-    on the DAG with its cheap recomputes copied per use (``_cheap_upper``).  Then the horizon-free exhaustive search (half the
-    rest; LARGE_EXHAUSTIVE_SHARE past Z3_PROVES_UP_TO_STEPS) asked only below it, and the
+    on the DAG with its cheap recomputes copied per use (``_cheap_upper``).  Then the
+    horizon-free exhaustive search (half the rest; LARGE_EXHAUSTIVE_SHARE past Z3_PROVES_UP_TO_STEPS) asked only below it, and the
     recompute encoding with the horizon of the demand-count lemma, a proof when that horizon
     is small enough, otherwise run with a shorter horizon (only ``Bounded``)."""
     _unfolded_upper(st, claim)
@@ -679,8 +679,8 @@ def _cheap_upper(st: _State, claim: int | None) -> None:
     if (unfold.free_recomputes(st.dag) or st.out_of_time()
             or _below(st, claim) <= st.lower):
         return
-    unfolded, origin = unfold.unfold_cheap(st.dag)
-    if len(unfolded) > len(st.dag):
+    unfolded, origin = unfold.unfold_cheap(st.dag, st.deadline)
+    if len(unfolded) > len(st.dag) and not st.out_of_time():
         _folded_beam(st, unfolded, origin,
                      f"its cheap recomputes copied per use ({len(unfolded)} vertices)",
                      CHEAP_SHARE)

@@ -24,6 +24,8 @@ used, and it is only an upper bound.
 
 from __future__ import annotations
 
+import time
+
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError
 from ioverify.game.lemmas import chain_groups
@@ -70,14 +72,18 @@ def cheap_recomputes(dag: DAG) -> tuple[int, ...]:
     return tuple(sorted(cheap - under))
 
 
-def unfold_cheap(dag: DAG) -> tuple[DAG, tuple[int, ...]]:
+def unfold_cheap(dag: DAG, deadline: float | None = None) -> tuple[DAG, tuple[int, ...]]:
     """(the DAG with its cheap recomputes copied per use, ORIGIN): ``unfold`` of the outermost
     (``cheap_recomputes``), then of those of the result, until none is left, ORIGIN mapping
     each vertex onto the vertex of ``dag`` it stands for.  Each layer takes vertices above
     the last, so there are at most CHEAP_ANCESTORS + 1; ``fold`` folds the result at once
-    (a copy of a copy stands for its vertex of ``dag`` like any copy)."""
+    (a copy of a copy stands for its vertex of ``dag`` like any copy).  Past ``deadline`` (a
+    ``time.monotonic()`` value) no further layer is unfolded: fewer layers are an unfolding
+    too (attention_backward(60,1), 43,440 vertices: 1.8 s for all of them)."""
     origin = tuple(range(len(dag)))
     for _ in range(CHEAP_ANCESTORS + 1):
+        if deadline is not None and time.monotonic() > deadline:
+            break
         vertices = cheap_recomputes(dag)
         if not vertices:
             break
