@@ -870,12 +870,22 @@ def test_the_root_bound_sees_m_on_attention_forward():
 def test_a_restricted_search_past_its_deadline_stops_the_search():
     dag = attention_forward(2, 1)
     rules = variant_record("one-shot")
-    bound = AbstractionBound(dag, 3, rules, parts_of(dag), deadline=time.monotonic() - 1)
+    bound = AbstractionBound(dag, 3, rules, parts_of(dag))
+    bound.set_deadline(time.monotonic() - 1)
     with pytest.raises(DeadlineReached):
         bound.root(dag)
     result = exhaustive_optimum(dag, 3, "one-shot", bound=bound)
     assert not result.complete and "deadline" in result.reason
     assert result.lower_bound == len(dag.inputs) + len(dag.outputs)  # the trivial level only
+
+
+def test_building_the_bound_past_its_deadline_stops():
+    """Each part's search is built in a pass over the whole DAG (seconds in all on tens of
+    thousands of vertices), so the clock is read per part."""
+    dag = attention_forward(2, 1)
+    with pytest.raises(DeadlineReached):
+        AbstractionBound(dag, 3, variant_record("one-shot"), parts_of(dag),
+                         deadline=time.monotonic() - 1)
 
 
 def test_the_start_value_may_search_past_the_restricted_state_cap():

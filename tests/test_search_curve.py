@@ -261,6 +261,34 @@ def test_cpsat_schedule_replays_and_is_no_worse_than_its_warm_start():
         assert replay(dag, result.schedule, memory, variant).io == result.io <= start.io
 
 
+def test_cpsat_builds_no_model_past_its_size_or_its_time(monkeypatch):
+    """A model past MAX_BOOLEANS is not built (a curve on 43,440 vertices ran out of memory
+    building one); one whose slice passes while it is built stops there."""
+    pytest.importorskip("ortools")
+    from ioverify.game.greedy import greedy_schedule
+    from ioverify.search import cpsat
+
+    dag = build({"family": "pyramid", "params": {"height": 3}})
+    start = greedy_schedule(dag, 3)
+    monkeypatch.setattr(cpsat, "MAX_BOOLEANS", 5 * len(dag) * 4)
+    result = cpsat.solve(dag, 3, "one-shot", start, 5.0)
+    assert result.schedule is None and result.status.startswith("NOT_BUILT (")
+    assert "Booleans, past 200)" in result.status and result.seconds < 1.0
+    monkeypatch.undo()
+    result = cpsat.solve(dag, 3, "one-shot", start, 0.0)
+    assert result.schedule is None and "time ran out" in result.status
+
+
+def test_a_worker_out_of_memory_proposes_nothing():
+    from ioverify.search.curve import _proposal
+
+    class Greedy:
+        def propose(self, *args):
+            raise MemoryError("std::bad_alloc")
+
+    assert _proposal(Greedy(), None, 3, "one-shot", None, 1.0) is None
+
+
 def test_curve_with_the_cpsat_worker_replays_what_it_keeps():
     pytest.importorskip("ortools")
     from ioverify.search.cpsat import CpSatWorker

@@ -384,6 +384,28 @@ def test_a_timeout_spent_before_the_greedy_schedule_is_unknown_with_no_upper_bou
     assert verdict.lower_bound == search.trivial_lower_bound(dag)
 
 
+@pytest.mark.parametrize("spent, held_back", [(2.0, 2.0), (30.0, 10.0)])
+def test_the_search_deadline_keeps_back_what_the_start_took(monkeypatch, spent, held_back):
+    """The steps that cannot stop midway cost about a pass over the DAG each: the route runs
+    under a deadline held back by the time spent before it (reading the DAG, the greedy
+    schedules), at most FINISH_SHARE of the timeout."""
+    import time
+
+    seen = {}
+
+    def route(st, claim):
+        seen["deadline"] = st.deadline
+        return Unknown("stopped here", st.lower, st.upper, st.variant.name, st.best)
+
+    monkeypatch.setattr(search, "_recompute_route", route)
+    started = time.monotonic() - spent
+    verdict = search.pebble(pyramid(3), 3, timeout=100.0, started=started)
+    assert verdict.status == "unknown" and "stopped here" in verdict.reason
+    end = started + 100.0
+    assert end - held_back - 1.0 < seen["deadline"] <= end - held_back
+    assert search.FINISH_SHARE * 100.0 == 10.0
+
+
 @pytest.mark.parametrize("command", ["pebble", "partition"])
 def test_a_timeout_spent_while_reading_the_dag_is_unknown(command, tmp_path, capsys):
     from ioverify.cli import main

@@ -100,7 +100,7 @@ from ioverify.dag import symmetry
 from ioverify.dag.model import DAG
 from ioverify.errors import InternalError
 from ioverify.game import engine
-from ioverify.game.exhaustive import INFINITY, _bits, _Search, _Symmetry
+from ioverify.game.exhaustive import INFINITY, _bits, _in_time, _mask_of, _Search, _Symmetry
 from ioverify.game.rules import Variant
 
 # A restricted search stores at most this many configurations (about 430 MB); past it the
@@ -125,7 +125,8 @@ MEMO_MAX = 1 << 20  # restricted values remembered per part; then that memo star
 
 class AbstractionBound:
     """h(red, blue, computed) = the sum over ``parts`` (disjoint vertex masks) of V_P (module
-    docstring).  ``deadline``: restricted searches stop there (``DeadlineReached``);
+    docstring).  ``deadline``: restricted searches stop there (``DeadlineReached``), and
+    so does building them on a DAG of many vertices;
     ``nested``: each restricted search uses the bound over a split of its part
     (``split_part``) as its own heuristic, when the split has two parts or more.  ``group``:
     automorphisms of ``dag`` to key the parts' values by (``key_by``; those not mapping every
@@ -155,6 +156,9 @@ class AbstractionBound:
         self.inner = []
         self.searches = []
         for part, weight in zip(self.parts, weights):
+            # Each part's search costs a pass over the whole DAG: on one of tens of thousands
+            # of vertices, seconds in all, hence the clock read per part.
+            _in_time(deadline)
             inner = None
             if nested and weight is None:  # nesting needs each part's game unweighted
                 pieces = split_part(dag, part)
@@ -162,7 +166,7 @@ class AbstractionBound:
                     inner = AbstractionBound(dag, memory, variant, pieces, deadline, max_states,
                                              nested=False, group=[])
             self.inner.append(inner)
-            search = self.engine._Search(dag, memory, variant, part=part, bound=inner,
+            search = self.engine._Search(dag, memory, variant, deadline, part=part, bound=inner,
                                          weights=weight)
             if inner is None and learn:
                 search.learn()
@@ -445,10 +449,9 @@ def _share_inputs(dag: DAG, parts: list[int]) -> list[int]:
     """``parts`` with each input added to every part holding one of its successors."""
     shared = []
     for part in parts:
-        for v in dag.inputs:
-            if any(part >> s & 1 for s in dag.succs[v]):
-                part |= 1 << v
-        shared.append(part)
+        inside = set(_bits(part))  # a set: shifting a long mask per look-up is quadratic
+        shared.append(part | _mask_of([v for v in dag.inputs
+                                       if any(s in inside for s in dag.succs[v])], len(dag)))
     return shared
 
 
@@ -503,9 +506,8 @@ def attention_backward_rows(dag: DAG, max_vertices: int = PART_MAX_VERTICES) -> 
     if not any(dag.names[o].startswith(("dQ[", "dK[", "dV[")) for o in dag.outputs):
         return None
     home = {j: j if j in queries else min(queries) for j, queries in attends.items()}
-    rows: dict[int, int] = {}
-    useful = set(dag.useful)
-    for v in useful:
+    rows: dict[int, list[int]] = {}
+    for v in dag.useful:
         if v in query_of:
             row = query_of[v]
         elif key_of.get(v) in home:
@@ -514,22 +516,24 @@ def attention_backward_rows(dag: DAG, max_vertices: int = PART_MAX_VERTICES) -> 
                 continue  # another query's dV product: left out
         else:
             continue  # a key no query attends: its inputs feed nothing useful
-        rows[row] = rows.get(row, 0) | 1 << v
-    parts = [_reaching_outputs(dag, part) for _, part in sorted(rows.items())]
+        rows.setdefault(row, []).append(v)
+    parts = [_reaching_outputs(dag, row) for _, row in sorted(rows.items())]
     parts = [part for part in parts if part]
     if any(part.bit_count() > max_vertices for part in parts):
         return None
     return parts
 
 
-def _reaching_outputs(dag: DAG, part: int) -> int:
-    """The vertices of ``part`` with a path within ``part`` to an output in ``part``."""
-    keep = 0
-    outputs = dag.is_output
-    for v in reversed(range(len(dag))):
-        if part >> v & 1 and (outputs[v] or any(keep >> s & 1 for s in dag.succs[v])):
-            keep |= 1 << v
-    return keep
+def _reaching_outputs(dag: DAG, part: list[int]) -> int:
+    """The mask of the vertices of ``part`` with a path within ``part`` to an output in
+    ``part`` (in sets: on a DAG of 43,440 vertices, shifting long masks per vertex took
+    seconds)."""
+    keep: set[int] = set()
+    for v in sorted(part, reverse=True):  # successors first: vertices are in topological order
+        if dag.is_output[v] or any(s in keep for s in dag.succs[v]):
+            keep.add(v)
+    return _mask_of(keep, len(dag))
+
 
 
 def _pieces(dag: DAG, useful: set[int]) -> list[list[int]]:

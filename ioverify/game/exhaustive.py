@@ -701,6 +701,7 @@ class _Search:
         for v in self.computable:
             for p in _bits(self.pred_mask[v]):
                 self.useful_succs[p] |= 1 << v
+        _in_time(deadline)
         self.live_memo: dict[int, int] = {}
         # N18: the single vertices, and the function from a set with pebbles to the DONE
         # vertices; applied only once ``ExhaustiveRun`` sets ``single``.
@@ -712,6 +713,7 @@ class _Search:
             self.single_mask, self.done_of = _single_demand(dag)
             self.users = [u for u in range(n) if self.useful_succs[u] and not dag.is_output[u]
                           and not self.useful_succs[u] & ~self.single_mask]
+            _in_time(deadline)
         self.must_memo: dict[int, tuple[int, int]] = {}  # ``_must_of``
         # MUST (``_trivial``) a layer at a time: the predecessors of a set in a few look-ups
         self.preds_of = _compiled_union(self.pred_mask) if n <= _UNION_MAX_VERTICES else None

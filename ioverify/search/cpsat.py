@@ -25,6 +25,15 @@ from ioverify.game.rules import Schedule
 
 HORIZON_SLACK = 3  # steps beyond the warm start's actions (OneStopParallel's choice)
 MIN_VERTICES = 40  # the curve runs the CP-SAT worker on DAGs at least this large
+# Models past this many Booleans (five per vertex and step) are not built: building one takes
+# longer than any slice and its memory grows with it (attention_backward(4,2), 384 vertices,
+# 654 steps, 1,255,680 Booleans: 2.1 GB and no solution in 23 s for a 5 s slice;
+# attention_backward(6,2), 6,363,000 Booleans: 10 GB in 150 s; a curve on
+# attention_backward(60,1), 43,440 vertices, ran out of memory building it).  The largest model
+# of the frontier's instances has 75,768 (sparse_backward(causal 3,1) at M = 3).  Below it, the
+# model stops being built once the slice has passed (``_OutOfTime``), and the solver has what
+# is left of the slice.
+MAX_BOOLEANS = 500_000
 
 
 def available() -> bool:
@@ -103,12 +112,22 @@ def solve(dag: DAG, memory: int, variant: str, start: Schedule, seconds: float, 
 
     began = time.monotonic()
     horizon = len(actions(start)) + slack
+    booleans = 5 * len(dag) * horizon + 2 * len(dag)
+    if booleans > MAX_BOOLEANS:
+        return PeerResult(None, None, False, horizon, time.monotonic() - began,
+                          f"NOT_BUILT ({booleans:,} Booleans, past {MAX_BOOLEANS:,})")
     model = cp_model.CpModel()
-    x = _variables(model, dag, horizon)
-    _rules(model, dag, memory, variant, horizon, x)
-    model.minimize(sum(x["load"][v][t] + x["store"][v][t]
-                       for v in range(len(dag)) for t in range(horizon)))
-    _hint(model, dag, start, horizon, x)
+    clock = _Clock(began + seconds)
+    try:
+        x = _variables(model, dag, horizon, clock)
+        _rules(model, dag, memory, variant, horizon, x, clock)
+        model.minimize(sum(x["load"][v][t] + x["store"][v][t]
+                           for v in range(len(dag)) for t in range(horizon)))
+        _hint(model, dag, start, horizon, x, clock)
+    except _OutOfTime:
+        return PeerResult(None, None, False, horizon, time.monotonic() - began,
+                          "NOT_BUILT (the time ran out building the model)")
+    seconds = max(0.0, began + seconds - time.monotonic())
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.1, seconds)
     solver.parameters.num_workers = workers
@@ -131,20 +150,35 @@ def solve(dag: DAG, memory: int, variant: str, start: Schedule, seconds: float, 
                       time.monotonic() - began, name)
 
 
-def _variables(model, dag: DAG, horizon: int) -> dict:
-    n = len(dag)
-    x = {kind: [[model.new_bool_var(f"{kind}[{v},{t}]") for t in range(horizon)]
-                for v in range(n)] for kind in ("compute", "load", "store")}
-    for kind in ("red", "blue"):
-        x[kind] = [[model.new_bool_var(f"{kind}[{v},{t}]") for t in range(horizon + 1)]
-                   for v in range(n)]
+class _OutOfTime(Exception):
+    """The slice passed while the model was being built."""
+
+
+class _Clock:
+    def __init__(self, deadline: float):
+        self.deadline = deadline
+
+    def check(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise _OutOfTime
+
+
+def _variables(model, dag: DAG, horizon: int, clock: _Clock) -> dict:
+    x: dict = {kind: [] for kind in ("compute", "load", "store", "red", "blue")}
+    for v in range(len(dag)):
+        clock.check()
+        for kind in x:
+            steps = horizon + 1 if kind in ("red", "blue") else horizon
+            x[kind].append([model.new_bool_var(f"{kind}[{v},{t}]") for t in range(steps)])
     return x
 
 
-def _rules(model, dag: DAG, memory: int, variant: str, horizon: int, x: dict) -> None:
+def _rules(model, dag: DAG, memory: int, variant: str, horizon: int, x: dict,
+           clock: _Clock) -> None:
     """One function call per game rule, each commented with the rule."""
     n = len(dag)
     for v in range(n):
+        clock.check()
         # start: inputs blue, nothing red; end: every output blue
         model.add(x["red"][v][0] == 0)
         model.add(x["blue"][v][0] == (1 if dag.is_input[v] else 0))
@@ -184,7 +218,7 @@ def _step_rules(model, dag: DAG, v: int, t: int, x: dict) -> None:
         model.add_implication(c, x["red"][u][t])
 
 
-def _hint(model, dag: DAG, start: Schedule, horizon: int, x: dict) -> None:
+def _hint(model, dag: DAG, start: Schedule, horizon: int, x: dict, clock: _Clock) -> None:
     """The warm start: ``start`` played on the step grid, one action per step, then idle."""
     red, blue = set(), {v for v in range(len(dag)) if dag.is_input[v]}
     states, acts = [], []  # states[t]: the pebbles before action t, after the deletes
@@ -200,10 +234,12 @@ def _hint(model, dag: DAG, start: Schedule, horizon: int, x: dict) -> None:
         acts.append(None)
         states.append(states[-1])
     for t in range(horizon):
+        clock.check()
         for v in range(len(dag)):
             for kind in ("compute", "load", "store"):
                 model.add_hint(x[kind][v][t], acts[t] == (kind, v))
     for t in range(horizon + 1):
+        clock.check()
         r, b = states[t]
         for v in range(len(dag)):
             model.add_hint(x["red"][v][t], v in r)

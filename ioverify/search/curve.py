@@ -29,6 +29,7 @@ incumbent; cells run in this process, on local processes or on a Dask cluster
 from __future__ import annotations
 
 import concurrent.futures as futures
+import gc
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -395,8 +396,19 @@ def run_cell(task: tuple) -> tuple[Verdict, float, list]:
         best = getattr(verdict, "schedule", None) or incumbent
         share = seconds * WORKER_SHARE / len(workers)
         for worker in workers:
-            proposals.append((worker.name, worker.propose(dag, memory, variant, best, share)))
+            proposals.append((worker.name, _proposal(worker, dag, memory, variant, best,
+                                                     share)))
     return verdict, time.monotonic() - start, proposals
+
+
+def _proposal(worker, dag, memory: int, variant: str, best, seconds: float):
+    """``worker``'s schedule, or None if it ran out of memory (--max-memory): an upper-bound
+    worker only proposes, so the cell keeps what its search found."""
+    try:
+        return worker.propose(dag, memory, variant, best, seconds)
+    except MemoryError:
+        gc.collect()
+        return None
 
 
 def upper_of(verdict: Verdict) -> int | None:

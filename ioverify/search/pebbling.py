@@ -51,7 +51,9 @@
    proof; every proof's evidence records the budget it ran under (``"budget"``).  With a
    timeout, every step runs under its deadline: the exhaustive search, the automorphisms, the
    encoding, its CNF, the SAT solver's load and each solver call (a step the deadline stops
-   raises ``DeadlineReached``, and the answer is ``Unknown`` with the bounds reached).
+   raises ``DeadlineReached``, and the answer is ``Unknown`` with the bounds reached).  The
+   steps that cannot stop midway (building a search's tables, replaying and writing the
+   answer) run inside a deadline held back by what the start took (FINISH_SHARE).
 6. Variants are ``ioverify.game.rules.Variant`` records; the routes dispatch on
    ``at_most_once`` and a variant outside ``IMPLEMENTED`` is refused (``UnsupportedVariant``).
    The recompute routes also rely on every one-shot schedule being legal in the variant (its
@@ -333,6 +335,8 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
                          "greedy")
     except DeadlineReached as stop:  # reading the DAG and the first schedule used the time
         return Unknown(f"{stop}: no schedule yet", trivial, None, rules.name)
+    if deadline is not None:
+        deadline -= min(time.monotonic() - start, FINISH_SHARE * timeout)
     if incumbent is not None and incumbent.io < greedy.io:
         greedy = checked(dag, incumbent, memory, rules, None, "the incumbent schedule")
     st = _State(dag, memory, rules, seed, deadline, progress, start, greedy, greedy.io, trivial,
@@ -353,6 +357,16 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
         if type(error).__name__ != "Z3Exception" or "memory" not in str(error).lower():
             raise
         return _out_of_memory(st, f"Z3 ran out of memory ({error})")
+
+
+# Some steps cannot stop midway, and each is about one pass over the DAG: building a search's
+# tables, a beam's first expansion, the replay of the answer and writing it out.  On a DAG of
+# tens of thousands of vertices each takes a second or so, so the steps after the first
+# schedule run under a deadline held back by the time the command took until then (reading the
+# DAG and the greedy schedules: a few passes), at most this share of the timeout
+# (attention_backward(60,1), 43,440 vertices, M = 40, --timeout 10: 10.8 s in all without it,
+# docs/performance.md).
+FINISH_SHARE = 1 / 10
 
 
 def upper_end(dag: DAG, memory: int, at_most: int, *, variant: str | Variant = "recompute",
@@ -679,11 +693,11 @@ def _cheap_upper(st: _State, claim: int | None) -> None:
     if (unfold.free_recomputes(st.dag) or st.out_of_time()
             or _below(st, claim) <= st.lower):
         return
-    unfolded, origin = unfold.unfold_cheap(st.dag, st.deadline)
-    if len(unfolded) > len(st.dag) and not st.out_of_time():
-        _folded_beam(st, unfolded, origin,
-                     f"its cheap recomputes copied per use ({len(unfolded)} vertices)",
-                     CHEAP_SHARE)
+    with _share(st, CHEAP_SHARE):  # the unfolding too: seconds on tens of thousands of vertices
+        unfolded, origin = unfold.unfold_cheap(st.dag, st.deadline)
+        if len(unfolded) > len(st.dag) and not st.out_of_time():
+            _folded_beam(st, unfolded, origin,
+                         f"its cheap recomputes copied per use ({len(unfolded)} vertices)", 1.0)
 
 
 def _folded_beam(st: _State, unfolded: DAG, origin: tuple[int, ...], what: str,
@@ -1109,9 +1123,9 @@ def _ceilings(st: _State, variant: Variant,
         return [INFINITY] * len(bounds)
     ceilings = []
     for _, parts, _ in bounds:
-        once = abstraction.AbstractionBound(st.dag, st.memory, ONE_SHOT, parts,
-                                            deadline=st.deadline, nested=False, group=group)
         try:
+            once = abstraction.AbstractionBound(st.dag, st.memory, ONE_SHOT, parts,
+                                                deadline=st.deadline, nested=False, group=group)
             ceilings.append(once.root(st.dag))
         except DeadlineReached:
             ceilings.append(INFINITY)
@@ -1139,10 +1153,13 @@ def _abstraction(st: _State, variant: Variant):
         # One group for every bound here (each keeps the automorphisms that map its parts
         # onto parts, ``AbstractionBound.key_by``).
         group = symmetry.checked_automorphisms(st.dag, _Symmetry.MAX_GROUP, st.deadline)
-        bounds = [(kind, parts, abstraction.AbstractionBound(
-                      st.dag, st.memory, variant, parts, deadline=st.deadline, nested=False,
-                      group=group))
-                  for kind, parts in kinds]
+        try:
+            bounds = [(kind, parts, abstraction.AbstractionBound(
+                          st.dag, st.memory, variant, parts, deadline=st.deadline,
+                          nested=False, group=group))
+                      for kind, parts in kinds]
+        except DeadlineReached:  # building them on a DAG of many vertices ran out of time
+            return None, None
         # Parts the automorphisms map onto each other share their restricted searches
         # (``AbstractionBound.key_by``): the kind with fewer is likelier to finish in time.
         bounds.sort(key=lambda item: len(set(item[2].home)))
