@@ -384,6 +384,15 @@ def test_a_timeout_spent_before_the_greedy_schedule_is_unknown_with_no_upper_bou
     assert verdict.lower_bound == search.trivial_lower_bound(dag)
 
 
+def test_the_one_shot_sub_search_names_its_bracket_one_shot():
+    """The recompute answer's reason quotes the one-shot sub-search, whose bracket bounds the
+    one-shot optimum only: it is named so, and only the answer's own is "bounds so far"."""
+    verdict = search.pebble(attention_forward(2, 2), 4, timeout=1.0)
+    assert verdict.status == "unknown" and "one-shot sub-search: " in verdict.reason
+    assert "(one-shot bounds so far: lower " in verdict.reason
+    assert "(bounds so far" not in verdict.reason
+
+
 @pytest.mark.parametrize("spent, held_back", [(2.0, 2.0), (30.0, 10.0)])
 def test_the_search_deadline_keeps_back_what_the_start_took(monkeypatch, spent, held_back):
     """The steps that cannot stop midway cost about a pass over the DAG each: the route runs

@@ -721,9 +721,11 @@ def _folded_beam(st: _State, unfolded: DAG, origin: tuple[int, ...], what: str,
 
 
 def _verdict_text(verdict: Verdict) -> str:
+    """The one-shot sub-search's answer in words, its brackets named as one-shot ones: they
+    bound the one-shot optimum, not the answer's (whose own bracket follows it)."""
     from ioverify.verdict import describe
 
-    return describe(verdict)
+    return describe(verdict).replace(" (bounds so far: ", " (one-shot bounds so far: ")
 
 
 def _exhaustive(st: _State, claim: int | None, share: float | None = None):
