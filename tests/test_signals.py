@@ -107,3 +107,30 @@ def test_a_signal_handled_in_one_command_stops_nothing_in_the_next():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert not _signals.STOP.is_set()
+
+
+@pytest.mark.parametrize("name, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_to_the_curve_ends_its_worker_processes_at_once(tmp_path, name, code):
+    """The curve's cells run in worker processes; on Ctrl-C or SIGTERM (to the command alone,
+    as a job scheduler sends it) the command ended only once the running cells had used their
+    slices: 33.4 s on this curve."""
+    import time
+
+    from ioverify.dag import attention_forward
+    from ioverify.dag.jsonio import dag_to_json
+
+    dag = tmp_path / "af22.json"
+    dag.write_text(dag_to_json(attention_forward(2, 2)))
+    command = subprocess.Popen(
+        [sys.executable, "-m", "ioverify", "pebble", str(dag), "-M", "3..6", "--timeout", "120",
+         "--jobs", "2", "--no-cp-sat"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(6.0)  # the cells at M = 3 and 4 are running in the workers (17 s or more)
+        sent = time.monotonic()
+        command.send_signal(getattr(signal, name))
+        assert command.wait(timeout=60) == code
+        assert time.monotonic() - sent < 10.0
+    finally:
+        command.kill()
+        command.wait()

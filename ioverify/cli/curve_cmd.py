@@ -100,7 +100,7 @@ class _executor:
     """In this process (None), local processes (--jobs N), or a Dask cluster (--scheduler)."""
 
     def __init__(self, args):
-        self.args, self.close = args, None
+        self.args, self.close, self.stop = args, None, None
 
     def __enter__(self):
         args = self.args
@@ -119,13 +119,30 @@ class _executor:
             pool = concurrent.futures.ProcessPoolExecutor(
                 jobs, mp_context=multiprocessing.get_context("spawn"))
             self.close = lambda: pool.shutdown(cancel_futures=True)
+            self.stop = lambda: _stop_pool(pool)
             return pool, jobs
         return None, 1
 
-    def __exit__(self, *exc):
-        if self.close is not None:
+    def __exit__(self, kind, error, trace):
+        if kind is not None and self.stop is not None:
+            self.stop()  # Ctrl-C, SIGTERM or an error: no cell is waited for
+        elif self.close is not None:
             self.close()
         return False
+
+
+def _stop_pool(pool) -> None:
+    """Cancel the cells not started and end the worker processes at once: shutting down
+    waits for the running cells, each up to its whole slice (SIGTERM to a curve on
+    attention_forward(2,2), M = 3..6, --timeout 60: exit after 33.4 s)."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
 
 
 # --- output -------------------------------------------------------------------------------------
