@@ -25,20 +25,38 @@ def write_text(text: str, path: str | None) -> None:
         if not text.endswith("\n"):
             sys.stdout.write("\n")
         return
+
+    def write(handle) -> None:
+        handle.write(text if text.endswith("\n") else text + "\n")
+
+    write_atomically(path, write, "w")
+
+
+def writable(path: str) -> Path:
+    """``path`` as a Path, if a file can be written there: InvalidArgument (one line) if it is a
+    folder or its folder does not exist.  Commands check their output paths with it before
+    they work, so that a long search is not lost to a typo."""
     target = Path(path)
     if target.is_dir():
         raise InvalidArgument(f"cannot write {path!r}: it is a folder")
     if not target.parent.is_dir():
         raise InvalidArgument(f"cannot write {path!r}: folder {str(target.parent)!r} does not exist")
-    mode = _mode_for(target)
+    return target
+
+
+def write_atomically(path: str, write, mode: str = "wb") -> None:
+    """Call ``write`` with a handle open in ``mode`` on a temporary file beside ``path``, then
+    rename it into place: a failure leaves no half-written file (``write_text``)."""
+    target = writable(path)
+    permissions = _mode_for(target)
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as error:
         raise InvalidArgument(f"cannot write {path!r}: {error.strerror}") from None
     try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text if text.endswith("\n") else text + "\n")
-        os.chmod(tmp, mode)
+        with os.fdopen(fd, mode) as handle:
+            write(handle)
+        os.chmod(tmp, permissions)
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):

@@ -311,3 +311,14 @@ def test_max_memory_caps_the_process_and_tells_z3(monkeypatch):
         assert os.environ["IOVERIFY_MAX_MEMORY_MB"] == "20000"
     finally:
         resource.setrlimit(resource.RLIMIT_AS, before)
+
+
+@pytest.mark.parametrize("command", ["pebble", "partition", "check"])
+def test_a_memory_budget_too_small_to_load_the_solvers_is_bad_input(command, capsys):
+    """Below about 300 MiB the command failed while importing its solvers: an internal error
+    instead of the 'unknown' the budget promises."""
+    argv = [command] + (["missing.json", "-M", "3"] if command != "check" else [])
+    assert _exit_of(argv + ["--max-memory", "200"]) == 2
+    err = capsys.readouterr().err
+    assert "--max-memory: 200 MiB is too little: at least 512" in err
+    assert len(err.strip().splitlines()) == 1

@@ -385,3 +385,27 @@ def test_every_family_is_documented():
     text = DOCS.read_text()
     for name in FAMILIES:
         assert f"ioverify dag {name}" in text, name
+
+
+def test_a_family_past_the_vertex_cap_is_refused_in_one_line(monkeypatch):
+    """Before, asking for a family far too large ran until the machine's memory was gone."""
+    from ioverify.dag import model
+    from ioverify.dag.families import pyramid as build_pyramid
+    from ioverify.errors import InvalidDAG
+
+    monkeypatch.setattr(model, "MAX_BUILT_VERTICES", 50)
+    with pytest.raises(InvalidDAG, match="more than 50 vertices"):
+        build_pyramid(10)  # 66 vertices
+    assert len(build_pyramid(8)) == 45
+
+
+@pytest.mark.parametrize("argv, phrase", [
+    (["attention-forward", "--n", "100000", "--d", "100000"], "n-by-n mask of 10,000,000,000"),
+    (["sparse-backward", "--n", "5000", "--d", "1"], "(n <= 4,472)"),
+    (["approximate-attention", "--n", "10", "--d", "100", "--degree", "5"],
+     "96,560,646 features per row"),
+])
+def test_families_too_large_to_build_are_refused_before_building(argv, phrase, capsys):
+    assert main(["dag", *argv]) == 2
+    err = capsys.readouterr().err
+    assert phrase in err and len(err.strip().splitlines()) == 1

@@ -246,6 +246,27 @@ def test_cli_curve_bad_arguments_are_one_line_exit_2(dag_file, capsys, argv, phr
     assert phrase in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("option, name, phrase", [
+    ("--plot", "curve.txt", "its suffix must be .png, .svg, .pdf"),
+    ("--plot", "missing/curve.png", "does not exist"),
+    ("--plot", ".", "it is a folder"),
+    ("--certificates", "file.json", "it is a file, not a folder"),
+])
+def test_cli_curve_output_paths_are_checked_before_the_search(dag_file, tmp_path, monkeypatch,
+                                                              capsys, option, name, phrase):
+    """Before, a bad --plot ended a finished curve with an internal error (a suffix matplotlib
+    does not know, a missing folder), or drew into another file than named ('.' gave
+    '..png'); certificates into a file ended in FileExistsError."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file.json").write_text("{}")
+    searched = []
+    monkeypatch.setattr("ioverify.search.curve.curve", lambda *a, **k: searched.append(a))
+    assert main(["pebble", str(dag_file), "--memory", "3..4", option, name]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert phrase in err and len(err.strip().splitlines()) == 1
+    assert not searched and sorted(p.name for p in tmp_path.iterdir()) == ["ab11.json", "file.json"]
+
+
 # --- the CP-SAT upper-bound worker (optional extra) ---------------------------------------------
 
 def test_cpsat_schedule_replays_and_is_no_worse_than_its_warm_start():

@@ -41,11 +41,26 @@ def positive_float(text: str) -> float:
     return value
 
 
+# The least --max-memory: loading the solvers and NumPy takes about 180 MiB of address space,
+# and below about 300 MiB a command failed while importing them (an internal error, not the
+# 'unknown' the budget promises).
+MIN_MEMORY_MB = 512
+
+
+def memory_megabytes(text: str) -> int:
+    value = positive_int(text)
+    if value < MIN_MEMORY_MB:
+        raise argparse.ArgumentTypeError(
+            f"{value} MiB is too little: at least {MIN_MEMORY_MB} (loading the solvers alone "
+            f"takes about 180 MiB of address space)")
+    return value
+
+
 def add_memory_argument(parser) -> None:
-    parser.add_argument("--max-memory", type=positive_int, default=None, metavar="MB",
-                        help="memory budget in MiB (default: half of the machine's memory); "
-                             "running out of it answers 'unknown' with the bounds reached, "
-                             "never a crash")
+    parser.add_argument("--max-memory", type=memory_megabytes, default=None, metavar="MB",
+                        help=f"memory budget in MiB, at least {MIN_MEMORY_MB} (default: half of "
+                             f"the machine's memory); running out of it answers 'unknown' with "
+                             f"the bounds reached, never a crash")
 
 
 def apply_memory_budget(megabytes: int | None) -> int | None:

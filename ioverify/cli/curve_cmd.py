@@ -51,7 +51,24 @@ def is_curve(args, memories: list[int]) -> bool:
             raise InvalidArgument(f"{option} applies to a single M and variant only" if curve
                                   else f"{option} applies to a curve only (--memory LO..HI or "
                                        f"--variant both)")
+    _check_outputs(args)
     return curve
+
+
+def _check_outputs(args) -> None:
+    """The curve's output paths, checked before it is computed (one line, exit 2): a plot
+    into a folder that exists, with a suffix naming its format; certificates into a folder,
+    not a file."""
+    from ioverify._io import writable
+    from ioverify.errors import InvalidArgument
+    from ioverify.report.curve_plot import plot_format
+
+    if args.plot is not None:
+        plot_format(writable(args.plot))
+    if args.certificates is not None and Path(args.certificates).exists() \
+            and not Path(args.certificates).is_dir():
+        raise InvalidArgument(f"cannot write certificates into {args.certificates!r}: it is "
+                              f"a file, not a folder")
 
 
 def curve_command(args, memories: list[int], variant: str, progress) -> int:

@@ -16,12 +16,13 @@ A sum of one term is that term: no addition vertex, and a lone product takes the
 
 from __future__ import annotations
 
+import math
 import random
 from itertools import combinations_with_replacement
 from typing import Sequence
 
 from ioverify.dag.families import add_matmul, add_sum, check_summation, matrix_inputs, positive
-from ioverify.dag.model import DAG, DAGBuilder
+from ioverify.dag.model import DAG, MAX_BUILT_VERTICES, DAGBuilder
 from ioverify.errors import InternalError, InvalidArgument
 
 MASK_KINDS = ("causal", "full", "random")
@@ -49,7 +50,19 @@ def _dot(b: DAGBuilder, label: str, index: str, terms: Sequence[tuple[str, int, 
 
 
 def _full_mask(n: int) -> list[list[bool]]:
-    return [[True] * n for _ in range(n)]
+    return [[True] * _mask_side(n) for _ in range(n)]
+
+
+def _mask_side(n: int) -> int:
+    """``n``, if an n-by-n mask is small enough to build: every allowed pair gets vertices of
+    its own and the mask alone has n^2 entries, so past 4 MAX_BUILT_VERTICES entries the DAG
+    could not be built (``DAGBuilder``) and the mask would fill the memory first
+    (attention_forward(100000, 100000): killed for memory before its first vertex)."""
+    if n * n > 4 * MAX_BUILT_VERTICES:
+        raise InvalidArgument(f"n = {n:,} asks for an n-by-n mask of {n * n:,} entries; at most "
+                              f"{4 * MAX_BUILT_VERTICES:,} (n <= {math.isqrt(4 * MAX_BUILT_VERTICES):,}): "
+                              f"the DAG would pass {MAX_BUILT_VERTICES:,} vertices")
+    return n
 
 
 def check_mask(mask) -> list[list[bool]]:
@@ -85,6 +98,7 @@ def mask_from_kind(kind: str, n: int, *, density: float = 0.5, seed: int = 0) ->
     positive("n", n)
     if kind not in MASK_KINDS:
         raise InvalidArgument(f"mask must be one of {', '.join(MASK_KINDS)}, got {kind!r}")
+    _mask_side(n)
     if kind == "full":
         return _full_mask(n)
     if kind == "causal":
@@ -294,6 +308,10 @@ def approximate_attention(n: int, d: int, degree: int, summation: str = "chain")
     folded in: W[1,l] = sum_j V[j,l] enters the numerator sums directly, and its contribution n to
     the denominator is the op ``+n`` of den[i] = s[i] + n."""
     positive("n", n), positive("d", d), positive("degree", degree), check_summation(summation)
+    features = math.comb(d + degree, degree)  # each a vertex of every query row
+    if features > MAX_BUILT_VERTICES:  # listing them alone would fill the memory
+        raise InvalidArgument(f"d = {d} and degree {degree} give {features:,} features per row: "
+                              f"the DAG would pass {MAX_BUILT_VERTICES:,} vertices")
     monos = monomials(d, degree)
     terms = monos[1:]  # the non-constant features
     b = DAGBuilder()

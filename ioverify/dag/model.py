@@ -15,6 +15,11 @@ from typing import Iterable, Sequence
 from ioverify.errors import InvalidDAG
 
 INPUT_OP = "input"
+# The most vertices a family builds (``DAGBuilder``): attention_forward(256,16), 4,271,872 of
+# them, takes 9.4 s and 1 GB; past this a command asking for, say, attention_forward(100000,
+# 100000) ran until the machine's memory was gone instead of answering.  The searches and
+# kernels reach a few hundred thousand; the replayer is benchmarked on a million.
+MAX_BUILT_VERTICES = 5_000_000
 
 
 class DAG:
@@ -168,6 +173,9 @@ class DAGBuilder:
         return self._add(name, tuple(preds), op)
 
     def _add(self, name: str, preds: tuple[int, ...], op: str) -> int:
+        if len(self._names) == MAX_BUILT_VERTICES:
+            raise InvalidDAG(f"the DAG would have more than {MAX_BUILT_VERTICES:,} vertices, "
+                             f"the most a family builds")
         if name in self._seen:
             raise InvalidDAG(f"duplicate node {name!r}")
         if len(set(preds)) != len(preds):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ioverify._io import write_atomically
+from ioverify.errors import InvalidArgument
 from ioverify.report.plots import _pyplot
 
 COLOURS = {"one-shot": "tab:blue", "recompute": "tab:orange"}
@@ -67,7 +69,21 @@ def plot_cells(path: Path, cells: list[dict], trivial: int, title: str) -> Path:
     # the alt text travels with the image (PNG text chunk, SVG description)
     metadata = {"Title": f"I/O curve of {title}",
                 "Description": curve_alt_text(cells, trivial, title)}
-    fig.savefig(path, dpi=110, metadata=metadata if path.suffix.lower() in (".png", ".svg")
-                else None)
+    kind = plot_format(path)
+    write_atomically(str(path), lambda handle: fig.savefig(
+        handle, format=kind, dpi=110, metadata=metadata if kind in ("png", "svg") else None))
     plt.close(fig)
     return path
+
+
+FORMATS = ("png", "svg", "pdf")
+
+
+def plot_format(path: Path) -> str:
+    """The image format ``path`` asks for by its suffix; InvalidArgument (one line) if it is
+    none of FORMATS."""
+    kind = path.suffix.lower().lstrip(".")
+    if kind not in FORMATS:
+        raise InvalidArgument(f"cannot draw into {str(path)!r}: its suffix must be "
+                              f"{', '.join('.' + f for f in FORMATS)}")
+    return kind
