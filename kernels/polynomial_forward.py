@@ -26,6 +26,7 @@ memory for all of phase 2; otherwise every row block of Q reads it again, like a
 from __future__ import annotations
 
 import math
+import sys
 from typing import NamedTuple
 
 from ioverify.errors import InvalidArgument
@@ -151,8 +152,9 @@ def parse_bound(value) -> float:
         bound = float(value)
     except (TypeError, ValueError):
         raise InvalidArgument(f"--entry-bound must be a positive number, got {value!r}") from None
-    if not 0.0 < bound < math.inf:
-        raise InvalidArgument(f"--entry-bound must be a positive number, got {value!r}")
+    if not 0.0 < bound <= sys.float_info.max / 2:  # [-B, B] must have a finite width
+        raise InvalidArgument(f"--entry-bound must be a positive number at most "
+                              f"{sys.float_info.max / 2:.3g}, got {value!r}")
     return bound
 
 

@@ -53,3 +53,25 @@ def test_bad_input_exits_2(capsys):
         main(["kernel", "flash-forward-v2", "--n", "0", "--d", "3", "--memory", "50"])
     except SystemExit as exit_:
         assert exit_.code == 2
+
+
+def test_an_instance_too_large_for_the_machine_is_one_line_exit_2(monkeypatch, capsys):
+    """Before, NumPy's MemoryError ended the command as an internal error (exit 4)."""
+    import ioverify.trace.kernel as kernel
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate 74.5 GiB for an array with shape (100000, 100000)")
+
+    monkeypatch.setattr(kernel, "random_inputs", out_of_memory)
+    assert main(["kernel", "matmul-tiled", "--m", "3", "--k", "3", "--n", "3",
+                 "--memory", "50"]) == 2
+    err = capsys.readouterr().err
+    assert "kernel 'matmul-tiled' at m=3, k=3, n=3 does not fit in this machine's memory" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_an_entry_bound_whose_range_overflows_is_bad_input(capsys):
+    """[-B, B] must have a finite width: 1e308 ended in NumPy's OverflowError (exit 4)."""
+    assert main(["kernel", "polynomial-forward", "--n", "4", "--d", "2", "--memory", "100",
+                 "--entry-bound", "1e308"]) == 2
+    assert "--entry-bound must be a positive number at most 8.99e+307" in capsys.readouterr().err

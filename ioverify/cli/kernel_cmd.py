@@ -63,8 +63,13 @@ def _kernel(args) -> int:
             raise InvalidArgument(f"kernel {spec.name!r} takes "
                                   f"{' '.join('--' + s for s in spec.sizes)}, not --{flag}")
     sizes.update(_options(spec, args))
-    report = run_kernel(spec.name, memory=args.memory, seed=args.seed,
-                        literal_blocks=args.literal_blocks, **sizes)
+    try:
+        report = run_kernel(spec.name, memory=args.memory, seed=args.seed,
+                            literal_blocks=args.literal_blocks, **sizes)
+    except MemoryError as error:  # NumPy's arrays of an instance too large for the machine
+        shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
+        raise InvalidArgument(f"kernel {spec.name!r} at {shown} does not fit in this machine's "
+                              f"memory: {error}") from None
     verdict = judge(report)
     if args.json:
         print_json({"status": verdict.status, **report.to_json(), "verdict": to_json(verdict)})
