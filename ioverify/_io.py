@@ -44,6 +44,16 @@ def writable(path: str) -> Path:
     return target
 
 
+def writable_folder(path: str, what: str) -> Path:
+    """``path`` as a Path, if ``what`` (certificates, pages) can be written into it: it is a
+    folder or does not exist yet (it is made then); InvalidArgument (one line) if it is a
+    file.  Checked before a command works, like ``writable``."""
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise InvalidArgument(f"cannot write {what} into {path!r}: it is a file, not a folder")
+    return folder
+
+
 def write_atomically(path: str, write, mode: str = "wb") -> None:
     """Call ``write`` with a handle open in ``mode`` on a temporary file beside ``path``, then
     rename it into place: a failure leaves no half-written file (``write_text``)."""

@@ -322,3 +322,20 @@ def test_a_memory_budget_too_small_to_load_the_solvers_is_bad_input(command, cap
     err = capsys.readouterr().err
     assert "--max-memory: 200 MiB is too little: at least 512" in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("option, what", [("--certificates", "certificates"),
+                                          ("--docs", "the claim pages")])
+def test_check_refuses_a_file_for_its_output_folders_before_it_works(tmp_path, monkeypatch,
+                                                                     capsys, option, what):
+    """Before: FileExistsError (exit 4) for --certificates; for --docs the same after every
+    obligation had run."""
+    import ioverify.claims.check as check
+
+    ran = []
+    monkeypatch.setattr(check, "check_claims", lambda *a, **k: ran.append(a))
+    (tmp_path / "file").write_text("")
+    assert _exit_of(["check", option, str(tmp_path / "file"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {what} into" in err and "it is a file, not a folder" in err
+    assert not ran and len(err.strip().splitlines()) == 1

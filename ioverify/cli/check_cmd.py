@@ -80,6 +80,7 @@ def _show_progress():
 
 def _check(args) -> int:
     apply_memory_budget(args.max_memory)
+    from ioverify._io import writable_folder
     from ioverify.certificate.body import CertificateWriter
     from ioverify.claims.check import check_claims
     from ioverify.claims.claim import load
@@ -88,6 +89,9 @@ def _check(args) -> int:
     from ioverify.verdict import exit_code, merge
 
     claims = load(args.paths or [shipped_proofs()])
+    docs = args.docs or ("docs/claims" if not args.paths else USER_PAGES)
+    writable_folder(args.certificates, "certificates")  # before the obligations run
+    writable_folder(docs, "the claim pages")
     budget = Budget(timeout=args.budget, seed=args.seed, rlimit=args.rlimit,
                     max_states=args.max_states)
     writer = CertificateWriter(claims, Path(args.certificates), budget)
@@ -105,7 +109,6 @@ def _check(args) -> int:
 
             logging.getLogger("ioverify").removeHandler(handler)
     certs = writer.finish(results)
-    docs = args.docs or ("docs/claims" if not args.paths else USER_PAGES)
     recorded = results_from_certificates(claims, Path(args.certificates))  # pages from these
     pages = write_pages(recorded, Path(docs), plots=not args.paths and not args.no_plots)
     overall = merge(cr.verdict for cr in results)

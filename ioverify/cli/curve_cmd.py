@@ -59,16 +59,13 @@ def _check_outputs(args) -> None:
     """The curve's output paths, checked before it is computed (one line, exit 2): a plot
     into a folder that exists, with a suffix naming its format; certificates into a folder,
     not a file."""
-    from ioverify._io import writable
-    from ioverify.errors import InvalidArgument
+    from ioverify._io import writable, writable_folder
     from ioverify.report.curve_plot import plot_format
 
     if args.plot is not None:
         plot_format(writable(args.plot))
-    if args.certificates is not None and Path(args.certificates).exists() \
-            and not Path(args.certificates).is_dir():
-        raise InvalidArgument(f"cannot write certificates into {args.certificates!r}: it is "
-                              f"a file, not a folder")
+    if args.certificates is not None:
+        writable_folder(args.certificates, "certificates")
 
 
 def curve_command(args, memories: list[int], variant: str, progress) -> int:
