@@ -192,3 +192,27 @@ def test_schedule_format_rejections(text, error, fragment):
     with pytest.raises(error) as info:
         schedule_from_json(text, DAG4)
     assert fragment in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("call, phrase", [
+    (lambda dag: replay("dag.json", Schedule.from_moves([]), 3),
+     "dag must be an ioverify DAG, got str"),
+    (lambda dag: replay(dag, [("load", 0)], 3), "schedule must be a Schedule"),
+    (lambda dag: replay(dag, None, 3), "got NoneType"),
+])
+def test_a_library_caller_passing_the_wrong_kind_of_object_gets_one_line(call, phrase):
+    """Before: AttributeError from deep inside the replayer."""
+    dag = DAG.from_edges(["a", "b", "c"], [("a", "c"), ("b", "c")], ["c"])
+    with pytest.raises(InvalidArgument, match=phrase):
+        call(dag)
+
+
+def test_greedy_and_pebble_refuse_a_wrong_dag_or_an_infeasible_memory():
+    from ioverify.game.greedy import best_greedy_schedule
+    from ioverify.search.pebbling import pebble
+
+    dag = DAG.from_edges(["a", "b", "c"], [("a", "c"), ("b", "c")], ["c"])
+    with pytest.raises(InvalidArgument, match="no schedule exists: vertex 'c' has in-degree 2"):
+        best_greedy_schedule(dag, 2)  # was IndexError
+    with pytest.raises(InvalidArgument, match="dag must be an ioverify DAG, got list"):
+        pebble([], 3)  # was AttributeError

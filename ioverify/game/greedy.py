@@ -7,8 +7,8 @@ import time
 from bisect import bisect_left
 
 from ioverify.dag.model import DAG
-from ioverify.errors import DeadlineReached
-from ioverify.game.rules import Schedule
+from ioverify.errors import DeadlineReached, InvalidArgument
+from ioverify.game.rules import Schedule, check_dag, check_memory, infeasibility
 
 CHECK_CLOCK_EVERY = 1024  # compute steps between two looks at the deadline
 
@@ -20,6 +20,10 @@ def greedy_schedule(dag: DAG, memory: int, deadline: float | None = None,
     the smallest vertex among equals), store before evicting what is needed later, delete a red
     vertex once it has no use left.  ``deadline`` (a ``time.monotonic()`` value):
     DeadlineReached if it passes first."""
+    check_dag(dag), check_memory(memory)
+    why = infeasibility(dag, memory)
+    if why is not None:
+        raise InvalidArgument(f"no schedule exists: {why}")
     return _Greedy(dag, memory, order).run(deadline)
 
 

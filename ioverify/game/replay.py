@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ioverify.dag.model import DAG
-from ioverify.errors import InvalidSchedule
+from ioverify.errors import InvalidArgument, InvalidSchedule
 from ioverify.game.rules import (COMPUTE, DELETE, LOAD, MOVE_NAMES, STORE, Schedule, Variant,
-                                 check_memory, require_variant)
+                                 check_dag, check_memory, require_variant)
 from ioverify.verdict import Evidence, Legal, Refuted, Verdict
 
 # The variants whose rules this replayer checks; any other is refused (UnsupportedVariant).  A new
@@ -103,7 +103,10 @@ def replay(dag: DAG, schedule: Schedule, memory: int,
     """Replay ``schedule`` on ``dag`` with ``memory`` red pebbles in ``variant`` (a name or a
     ``Variant``); never raises on an illegal move (that is a result), only on malformed
     arguments or a variant it does not implement."""
-    check_memory(memory)
+    check_dag(dag), check_memory(memory)
+    if not isinstance(schedule, Schedule):
+        raise InvalidArgument(f"schedule must be a Schedule (Schedule.from_moves makes one of "
+                              f"(kind, vertex) moves), got {type(schedule).__name__}")
     rules = require_variant(variant, IMPLEMENTED, "the replayer")
     variant = rules.name  # the name, as results carry it
     n = len(dag)

@@ -29,7 +29,7 @@ from typing import Iterable, Iterator
 from ioverify._check import positive
 from ioverify._io import check_header, load_json_document
 from ioverify.dag.model import DAG
-from ioverify.errors import InvalidSchedule, UnsupportedVariant
+from ioverify.errors import InvalidArgument, InvalidSchedule, UnsupportedVariant
 
 LOAD, STORE, COMPUTE, DELETE = 0, 1, 2, 3
 MOVE_NAMES = ("load", "store", "compute", "delete")
@@ -108,6 +108,14 @@ def check_variant(name_or_record: str | Variant) -> str:
 
 def check_memory(memory: int) -> int:
     return positive("memory M", memory)
+
+
+def check_dag(dag) -> DAG:
+    """``dag`` if it is an ioverify DAG; InvalidArgument naming what it is otherwise (a
+    library caller's mistake, not an AttributeError deep inside)."""
+    if not isinstance(dag, DAG):
+        raise InvalidArgument(f"dag must be an ioverify DAG, got {type(dag).__name__}")
+    return dag
 
 
 def infeasibility(dag: DAG, memory: int) -> str | None:

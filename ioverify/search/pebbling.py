@@ -77,8 +77,8 @@ from ioverify.game.greedy import best_greedy_schedule, greedy_schedule
 from ioverify.game.lemmas import (CONTRACTIONS, SINGLE_USE, compute_demands, contractions,
                                   single_use_lemma, trivial_lower_bound)
 from ioverify.game.replay import replay
-from ioverify.game.rules import (ONE_SHOT, Schedule, Variant, check_memory, infeasibility,
-                                 require_variant)
+from ioverify.game.rules import (ONE_SHOT, Schedule, Variant, check_dag, check_memory,
+                                 infeasibility, require_variant)
 from ioverify.verdict import (Attained, Bounded, Evidence, Infeasible, Optimal, Refuted, Unknown,
                               Verdict, Verified)
 from ioverify.dag import symmetry
@@ -319,6 +319,7 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     (``ioverify.search.farm``; only with a ``timeout``).  ``contract``: let the exhaustive
     search run on the DAG with its chains contracted first (``_run_contracted``; False: on the
     DAG only, for comparison)."""
+    check_dag(dag)
     rules, claim = _check_arguments(memory, variant, method, claim_lower_bound, timeout,
                                     rlimit, max_states)
     positive("processes", processes)
