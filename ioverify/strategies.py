@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from ioverify._check import integer
 from ioverify.dag.model import DAG, DAGBuilder
 from ioverify.errors import InvalidArgument
-from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, check_variant,
-                                 infeasibility)
+from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, check_dag,
+                                 check_variant, infeasibility)
 
 __all__ = ["dags", "memory_sizes", "schedules"]
 
@@ -69,8 +69,7 @@ def _dags(draw, min_vertices, max_vertices, max_in_degree, min_inputs) -> DAG:
 def memory_sizes(dag: DAG, *, max_extra: int = 3) -> st.SearchStrategy[int]:
     """Feasible memory sizes M for ``dag``: from ``dag.min_memory`` (max in-degree + 1) to
     ``dag.min_memory + max_extra``; shrinks towards the smallest."""
-    if not isinstance(dag, DAG):
-        raise InvalidArgument(f"dag must be an ioverify DAG, got {type(dag).__name__}")
+    check_dag(dag)
     _integer("max_extra", max_extra, 0)
     return st.integers(dag.min_memory, dag.min_memory + max_extra)
 
@@ -88,8 +87,7 @@ def schedules(dag: DAG, memory: int, *, variant: str = "recompute") -> st.Search
     and compute v; a blue vertex is loaded or, at most ``len(dag)`` times per schedule,
     recomputed.  Both need only ``len(preds(v)) + 1 <= M`` red pebbles at a time, so they
     terminate for every feasible M, ``M = dag.min_memory`` included.  Every output ends blue."""
-    if not isinstance(dag, DAG):
-        raise InvalidArgument(f"dag must be an ioverify DAG, got {type(dag).__name__}")
+    check_dag(dag)
     _integer("memory", memory, 1)
     check_variant(variant)
     why = infeasibility(dag, memory)

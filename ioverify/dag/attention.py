@@ -50,7 +50,8 @@ def _dot(b: DAGBuilder, label: str, index: str, terms: Sequence[tuple[str, int, 
 
 
 def _full_mask(n: int) -> list[list[bool]]:
-    return [[True] * _mask_side(n) for _ in range(n)]
+    _mask_side(n)
+    return [[True] * n for _ in range(n)]
 
 
 def _mask_side(n: int) -> int:
@@ -59,9 +60,10 @@ def _mask_side(n: int) -> int:
     could not be built (``DAGBuilder``) and the mask would fill the memory first
     (attention_forward(100000, 100000): killed for memory before its first vertex)."""
     if n * n > 4 * MAX_BUILT_VERTICES:
+        most = 4 * MAX_BUILT_VERTICES
         raise InvalidArgument(f"n = {n:,} asks for an n-by-n mask of {n * n:,} entries; at most "
-                              f"{4 * MAX_BUILT_VERTICES:,} (n <= {math.isqrt(4 * MAX_BUILT_VERTICES):,}): "
-                              f"the DAG would pass {MAX_BUILT_VERTICES:,} vertices")
+                              f"{most:,} (n <= {math.isqrt(most):,}): the DAG would pass "
+                              f"{MAX_BUILT_VERTICES:,} vertices")
     return n
 
 
@@ -100,7 +102,7 @@ def mask_from_kind(kind: str, n: int, *, density: float = 0.5, seed: int = 0) ->
         raise InvalidArgument(f"mask must be one of {', '.join(MASK_KINDS)}, got {kind!r}")
     _mask_side(n)
     if kind == "full":
-        return _full_mask(n)
+        return [[True] * n for _ in range(n)]
     if kind == "causal":
         return [[j <= i for j in range(n)] for i in range(n)]
     if isinstance(density, bool) or not isinstance(density, (int, float)) \

@@ -535,7 +535,6 @@ def _reaching_outputs(dag: DAG, part: list[int]) -> int:
     return _mask_of(keep, len(dag))
 
 
-
 def _pieces(dag: DAG, useful: set[int]) -> list[list[int]]:
     """Connected pieces of the useful non-input vertices, inputs added to the piece of their
     first useful successor."""

@@ -276,8 +276,8 @@ from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.flow import FlowNetwork
 from ioverify.game.lemmas import compute_demands
 from ioverify.game.replay import replay
-from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant, check_memory,
-                                 infeasibility, require_variant)
+from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, Variant, check_dag,
+                                 check_memory, infeasibility, require_variant)
 from ioverify.dag import symmetry
 
 # The variants this search implements (the normal form N1-N18 is proved for these); any other is
@@ -633,9 +633,7 @@ def less(limit: int, cost: int) -> int:
 
 
 def _check_arguments(dag, memory, variant, below, max_states, deadline) -> Variant:
-    if not isinstance(dag, DAG):
-        raise InvalidArgument(f"dag must be an ioverify DAG, got {type(dag).__name__}")
-    check_memory(memory)
+    check_dag(dag), check_memory(memory)
     rules = require_variant(variant, IMPLEMENTED, "the exhaustive search")
     integer("below", below, optional=True)
     positive("max_states", max_states, optional=True)

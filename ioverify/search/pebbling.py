@@ -576,8 +576,8 @@ def _recompute_route(st: _State, claim: int | None) -> Verdict:
     one-shot schedule is a recompute schedule, so the answer is never worse than the one-shot
     one under the same work budget.  Where no vertex is free to compute again, beam searches
     on the DAG with its cheap recomputes copied per use (``_cheap_upper``).  Then the
-    horizon-free exhaustive search (half the rest; LARGE_EXHAUSTIVE_SHARE past Z3_PROVES_UP_TO_STEPS) asked only below it, and the
-    recompute encoding with the horizon of the demand-count lemma, a proof when that horizon
+    horizon-free exhaustive search (half the rest; LARGE_EXHAUSTIVE_SHARE past
+    Z3_PROVES_UP_TO_STEPS) asked only below it, and the recompute encoding with the horizon of the demand-count lemma, a proof when that horizon
     is small enough, otherwise run with a shorter horizon (only ``Bounded``)."""
     _unfolded_upper(st, claim)
     settled = _settled(st, claim)  # the beams' schedule may refute the claim or meet ``enough``
