@@ -83,13 +83,29 @@ def _mode_for(target: Path) -> int:
         return 0o666 & ~umask
 
 
+class _DuplicateKey(Exception):
+    """A JSON object names a key twice."""
+
+
+def _no_duplicate_keys(pairs: list) -> dict:
+    doc = dict(pairs)
+    if len(doc) != len(pairs):
+        seen: set = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return doc
+
+
 def load_json_document(text: str, what: str) -> object:
     """Parse JSON text, turning a syntax error into a one-line message naming ``what``; so are
+    a key given twice in one object,
     nesting deeper than the parser can follow and an integer literal longer than Python converts
     (``sys.get_int_max_str_digits``), which would otherwise escape as RecursionError and
     ValueError."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except _DuplicateKey as error:
+        raise InvalidFormat(f"{what} has the key {error.args[0]!r} twice in one object (JSON "
+                            f"readers differ on which one counts)") from None
     except json.JSONDecodeError as error:
         raise InvalidFormat(f"{what} is not JSON: {error.msg} at line {error.lineno} "
                             f"column {error.colno}") from None

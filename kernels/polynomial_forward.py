@@ -256,14 +256,26 @@ def _reference(inputs: dict, sizes: dict, blk: dict) -> dict:
 
 
 def min_denominator(inputs: dict, sizes: dict) -> float:
-    """The least entry of U1 (U2^T 1) in float64 (the reference's denominators)."""
-    return float(polynomial_denominator(inputs["Q"], inputs["K"], sizes["degree"],
-                                        _scale(sizes)).min())
+    """The least entry of U1 (U2^T 1) in float64 (the reference's denominators; NaN where
+    they overflow float64)."""
+    import numpy as np
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(polynomial_denominator(inputs["Q"], inputs["K"], sizes["degree"],
+                                            _scale(sizes)).min())
 
 
 def check_denominator(inputs: dict, sizes: dict) -> None:
-    """Refuse inputs on which a denominator of the method is <= 0 (in one line)."""
+    """Refuse inputs on which a denominator of the method is <= 0, or overflows float64 (in
+    one line)."""
+    import math
+
     low = min_denominator(inputs, sizes)
+    if not math.isfinite(low):
+        raise InvalidArgument(
+            f"polynomial-forward: the feature-map denominator U1 (U2^T 1) overflows float64 "
+            f"(B = {sizes['entry_bound']:g}, g = {sizes['degree']}, d = {sizes['d']}): use a "
+            f"smaller entry bound")
     if not low > 0:
         raise InvalidArgument(
             f"polynomial-forward: the feature-map denominator U1 (U2^T 1) reaches {low:.3g} <= 0 "

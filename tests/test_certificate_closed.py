@@ -395,6 +395,9 @@ def test_a_proof_is_made_on_the_contracted_dag_and_checked_on_it_contracted_agai
     (lambda doc: doc["verdict"]["evidence"].update(contracted="a lemma"), "evidence contracted"),
     (lambda doc: doc.update(relies_on=[line for line in doc["relies_on"]
                                        if line != CONTRACTION_RELIES_ON]), "relies_on"),
+    # (found by trying: a count stated as a float passed as equal to the count)
+    (lambda doc: doc["verdict"]["evidence"].update(states=float(doc["verdict"]["evidence"]
+                                                                ["states"])), "evidence states"),
 ])
 def test_a_resealed_contracted_proof_is_rejected(proved, tmp_path, change, reason):
     """Without its lemma the closed configurations are read against the DAG itself, where

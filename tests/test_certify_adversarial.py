@@ -340,3 +340,144 @@ def test_contract_is_validated():
         KernelContract(5, (("A", "secret", (1, 1)),))
     with pytest.raises(InvalidArgument, match="KernelContract"):
         certify(TracedMemory(5).trace, 5, {}, {}, dict, 1e-9)
+
+
+# --- found by trying (2026-12-01): probes, records read twice, tile ids -------------------------
+
+def _constant(value: float, base: int, tid: int) -> list:
+    """Records that leave ``value`` (to about 2^-40, relative) in a new 1x1 tile ``tid``, from
+    ones() of the live tile ``base``: a constant no load reads, in at most 4 words."""
+    from fractions import Fraction
+
+    one, two, den = tid + 1, tid + 2, tid + 3
+    records = [("op", "ones", tid, (base,), True, False, False, False),
+               ("op", "ones", one, (base,), True, False, False, False),
+               ("op", "add", two, (one, one), True, False, False, False)]
+    q = Fraction(abs(value)).limit_denominator(1 << 40)
+
+    def build(n):  # tid := n, bit by bit
+        out = [("op", "sub", tid, (tid, tid), False, False, False, False)]
+        for bit in bin(n)[2:]:
+            out.append(("op", "mul", tid, (tid, two), False, False, False, False))
+            if bit == "1":
+                out.append(("op", "add", tid, (tid, one), False, False, False, False))
+        return out
+
+    records += build(q.denominator) + [("op", "copy", den, (tid,), True, False, False, False)]
+    records += build(q.numerator) + [("op", "div", tid, (tid, den), False, False, False, False),
+                                     ("free", den)]
+    if value < 0:
+        records += [("op", "sub", one, (one, one), False, False, False, False),
+                    ("op", "sub", tid, (one, tid), False, False, False, False)]
+    return records + [("free", one), ("free", two)]
+
+
+def _baked_matmul(values: np.ndarray, slope: np.ndarray | None = None) -> list:
+    """A 2x2x2 matmul trace that loads every input word once, then writes C[i, j] =
+    values[i, j] (+ slope[i, j] * A[0, 0] with ``slope``): a straight-line program that
+    computes no product."""
+    records = [("load", 0, "A", 0, 2, 0, 2), ("free", 0), ("load", 0, "B", 0, 2, 0, 2),
+               ("free", 0), ("load", 0, "A", 0, 1, 0, 1)]
+    for i in range(2):
+        for j in range(2):
+            records += _constant(float(values[i, j]), 0, 10)
+            if slope is not None:
+                records += _constant(float(slope[i, j]), 0, 20)
+                records += [("op", "mul", 20, (20, 0), False, False, False, False),
+                            ("op", "add", 10, (10, 20), False, False, False, False),
+                            ("free", 20)]
+            records += [("store", 10, "C", i, j), ("free", 10)]
+    return records + [("free", 0)]
+
+
+def _recount(trace, inputs):
+    """The counts the tracer would claim for hand-written ``trace.records``."""
+    run = certify_module.replay_trace(trace, inputs, contract_for(KERNELS["matmul-tiled"],
+                                                                  {"m": 2, "k": 2, "n": 2}, 8))
+    trace.loads, trace.stores, trace.peak = run.loads, run.stores, run.peak
+    return run
+
+
+def test_a_kernel_that_knows_the_inputs_seed_cannot_know_the_probe():
+    """Regression: the probe inputs were drawn from [seed, 1], which a kernel could recover
+    from its inputs (drawn from [seed, 0]); a trace fitting C = alpha + beta * A[0, 0] to both
+    answers was certified at I/O 16, the closed form, computing no product.  The probe is now
+    seeded by the trace's digest, drawn once the trace is fixed."""
+    from ioverify.trace.kernel import random_inputs
+
+    spec = KERNELS["matmul-tiled"]
+
+    def fitted(mem, x, sizes, blk):
+        a, b = mem.read("A"), mem.read("B")
+        seed = next(s for s in range(100)
+                    if np.array_equal(random_inputs(spec, sizes, [s, 0], blk)["A"], a))
+        probe = random_inputs(spec, sizes, [seed, 1], blk)
+        slope = (probe["A"] @ probe["B"] - a @ b) / (probe["A"][0, 0] - a[0, 0])
+        mem.trace.records[:] = _baked_matmul(a @ b - slope * a[0, 0], slope)
+        # padded with loads of A[0, 0] to the closed form's 16 transfers
+        mem.trace.records[4:4] = [("load", 0, "A", 0, 1, 0, 1), ("free", 0)] * 3
+        run = _recount(mem.trace, {"A": a, "B": b})
+        mem._slow["C"][:] = run.outputs["C"]
+
+    report = run_spec(cheat("matmul-tiled", fitted), memory=8, seed=3, m=2, k=2, n=2)
+    assert report.io == 16 and report.max_error < 1e-9  # right on its own inputs
+    assert not report.certified
+    assert "on fresh probe inputs" in report.reason
+
+
+def test_records_are_read_once():
+    """Regression: certify read ``trace.records`` once per pass (the replay, the probe's
+    replay, the lowering); records that gave the honest program on the probe's pass only
+    certified a trace that bakes C in for the given inputs."""
+    mem = TracedMemory(8)
+    spec, sizes = KERNELS["matmul-tiled"], {"m": 2, "k": 2, "n": 2}
+    from ioverify.trace.kernel import plan_spec, probe_for, random_inputs
+
+    spec, sizes, blocks = plan_spec(spec, memory=8, **sizes)
+    x = random_inputs(spec, sizes, [0, 0], blocks)
+    spec.run(mem, declare(mem, spec, sizes, x), sizes, blocks)
+    honest, baked = list(mem.trace.records), _baked_matmul(x["A"] @ x["B"])
+
+    class Records:
+        passes = 0
+
+        def __iter__(self):
+            Records.passes += 1
+            return iter(honest if Records.passes == 2 else baked)
+
+    mem.trace.records = baked
+    _recount(mem.trace, x)  # the counts claimed are the baked program's
+    mem.trace.records = Records()
+    cert = certify(mem.trace, contract_for(spec, sizes, 8), x, {"C": x["A"] @ x["B"]},
+                   spec.reference, spec.tolerance, probe_inputs=probe_for(spec, sizes, 0))
+    assert not cert.certified
+
+
+def test_a_tile_id_that_is_not_an_integer_is_refused():
+    """Regression: a tile id of None read as "no output tile" to the op rules, so an op
+    writing into its own operand cost no scratch word; above the game's vertex cap a matmul
+    trace was certified at M = 2, where no schedule exists."""
+    contract = KernelContract.of(2, inputs={"A": (2, 2), "B": (2, 2)}, outputs={"C": (2, 2)})
+    records = []
+    for i in range(2):
+        for j in range(2):
+            for k in range(2):
+                records += [("load", None, "A", i, i + 1, k, k + 1),
+                            ("load", 1, "B", k, k + 1, j, j + 1),
+                            ("op", "mul", None, (None, 1), False, False, False, False),
+                            ("free", 1)]
+                if k:
+                    records += [("load", 1, "C", i, i + 1, j, j + 1),
+                                ("op", "add", None, (None, 1), False, False, False, False),
+                                ("free", 1)]
+                records += [("store", None, "C", i, j), ("free", None)]
+    rng = np.random.default_rng(0)
+    x = {"A": rng.standard_normal((2, 2)), "B": rng.standard_normal((2, 2))}
+    from ioverify.trace.memory import Trace
+
+    trace = Trace(2, {"A": ((2, 2), "input"), "B": ((2, 2), "input"),
+                      "C": ((2, 2), "output")}, records, loads=24, stores=8, peak=2)
+    cert = certify(trace, contract, x, {"C": x["A"] @ x["B"]}, lambda v: {"C": v["A"] @ v["B"]},
+                   1e-9, game_vertex_cap=0)
+    assert not cert.certified
+    assert "tile id None is not an integer" in cert.reason

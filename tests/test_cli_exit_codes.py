@@ -324,6 +324,33 @@ def test_a_memory_budget_too_small_to_load_the_solvers_is_bad_input(command, cap
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("command", ["pebble", "partition", "check"])
+def test_a_memory_budget_past_any_address_space_is_bad_input(command, capsys):
+    """Regression (found by trying): 10^17 MiB ended in an internal error, setrlimit's
+    OverflowError."""
+    argv = [command] + (["missing.json", "-M", "3"] if command != "check" else [])
+    assert _exit_of(argv + ["--max-memory", "99999999999999999"]) == 2
+    err = capsys.readouterr().err
+    assert "99999999999999999 MiB is more than any address space: at most 8796093022207" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_largest_memory_budget_leaves_z3_working():
+    """Regression: the largest budget gave Z3 a memory_max_size it crashed on (a segmentation
+    fault at 2^32 - 1 MiB); it is capped at 2^31 - 1."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from ioverify.solve.query import z3; z3 = z3(); x = z3.Int('x'); "
+            "s = z3.Solver(); s.add(x * x == 4); print(s.check())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "IOVERIFY_MAX_MEMORY_MB": "8796093022207"},
+                          timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "sat"), done.stderr
+    assert "invalid value" not in done.stderr
+
+
 @pytest.mark.parametrize("option, what", [("--certificates", "certificates"),
                                           ("--docs", "the claim pages")])
 def test_check_refuses_a_file_for_its_output_folders_before_it_works(tmp_path, monkeypatch,

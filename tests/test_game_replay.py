@@ -151,8 +151,14 @@ def test_bad_arguments():
         replay(DAG4, Schedule(b"\x00\x00", [0, 9]), 3)
     with pytest.raises(InvalidSchedule, match="move #0 names vertex index -1"):
         replay(DAG4, Schedule(b"\x00", [-1]), 3)
-    with pytest.raises(ValueError, match="unknown kind code 7"):
-        replay(DAG4, Schedule(b"\x07", [0]), 3)
+    with pytest.raises(InvalidSchedule, match="move kind 7 is none of 0 \\(load\\)"):
+        Schedule(b"\x07", [0])
+    with pytest.raises(InvalidSchedule, match="unknown move 'fly'"):
+        Schedule.from_moves([("fly", 0)])
+    mutated = Schedule(b"\x00", [0])
+    mutated.kinds = b"\x07"  # past the constructor's check: the replayer has its own
+    with pytest.raises(InvalidSchedule, match="unknown kind code 7"):
+        replay(DAG4, mutated, 3)
     with pytest.raises(InvalidSchedule):
         Schedule(b"\x00\x00", [0])
 

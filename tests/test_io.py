@@ -63,3 +63,15 @@ def test_bad_ops_in_a_dag_file_are_refused(ops):
            "ops": ops}
     with pytest.raises(InvalidDAG, match="ops|op label"):
         dag_from_json(json.dumps(doc))
+
+
+def test_a_key_given_twice_is_refused(tmp_path, capsys):
+    """Regression (found by trying): the last of two equal keys won, silently; JSON readers
+    differ on which one counts, so a file could say one thing here and another elsewhere."""
+    path = tmp_path / "twice.json"
+    path.write_text('{"format": "ioverify-dag", "version": 1, "version": 1, "nodes": []}')
+    assert main(["replay", str(path), str(path), "-M", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "has the key 'version' twice in one object" in err
+    assert len(err.strip().splitlines()) == 1
+

@@ -45,6 +45,8 @@ def positive_float(text: str) -> float:
 # and below about 300 MiB a command failed while importing them (an internal error, not the
 # 'unknown' the budget promises).
 MIN_MEMORY_MB = 512
+# The most: a limit of address space is a C long of bytes (setrlimit), below 2^63.
+MAX_MEMORY_MB = (1 << 63) // 2**20 - 1
 
 
 def memory_megabytes(text: str) -> int:
@@ -53,6 +55,9 @@ def memory_megabytes(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"{value} MiB is too little: at least {MIN_MEMORY_MB} (loading the solvers alone "
             f"takes about 180 MiB of address space)")
+    if value > MAX_MEMORY_MB:
+        raise argparse.ArgumentTypeError(
+            f"{value} MiB is more than any address space: at most {MAX_MEMORY_MB} (2^63 bytes)")
     return value
 
 

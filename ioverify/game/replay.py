@@ -171,7 +171,7 @@ def replay(dag: DAG, schedule: Schedule, memory: int,
             stores += 1
             continue
         else:
-            raise ValueError(f"move #{i} has unknown kind code {k}")
+            raise InvalidSchedule(f"move #{i} has unknown kind code {k}")
         if nred > peak:
             peak = nred
     missing = tuple(dag.names[v] for v in dag.outputs if not blue[v])

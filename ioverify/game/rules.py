@@ -139,11 +139,17 @@ class Schedule:
         self.vertices = array("l", vertices)
         if len(self.kinds) != len(self.vertices):
             raise InvalidSchedule("a schedule needs one vertex per move")
+        if self.kinds and max(self.kinds) >= len(MOVE_NAMES):
+            raise InvalidSchedule(f"move kind {max(self.kinds)} is none of "
+                                  f"{', '.join(f'{k} ({n})' for k, n in enumerate(MOVE_NAMES))}")
 
     @classmethod
     def from_moves(cls, moves: Iterable[tuple[str, int]]) -> "Schedule":
         kinds, verts = bytearray(), array("l")
         for name, v in moves:
+            if name not in MOVE_CODES:
+                raise InvalidSchedule(f"unknown move {name!r} (moves: "
+                                      f"{', '.join(MOVE_CODES)})")
             kinds.append(MOVE_CODES[name])
             verts.append(v)
         return cls(kinds, verts)

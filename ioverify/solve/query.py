@@ -40,7 +40,8 @@ def z3():
         _configured = True
         budget = os.environ.get(MEMORY_ENV, "")
         if budget.isdigit():
-            module.set_param("memory_max_size", max(64, int(budget) * 4 // 5))
+            # (a count of MiB; Z3 crashed at 2^32 - 1, the most it accepts)
+            module.set_param("memory_max_size", min(max(64, int(budget) * 4 // 5), 2**31 - 1))
     return module
 
 

@@ -24,7 +24,11 @@ used.  ``certify`` checks, in this order (the first failure is the one-line reas
    exactly zero is compared exactly (the output must be exactly zero);
 7. with ``probe_inputs``: replayed on those fresh inputs, the trace again matches the reference
    (same rule).  A trace is a straight-line program (the kernels are data-oblivious), so this
-   shows it computes the function, not a value baked in for one input;
+   shows it computes the function, not a value baked in for one input.  The probe must be one
+   the kernel could not know while it ran: ``probe_inputs`` may be a function of the trace's
+   digest (``trace_digest``), called once the trace is read, so that the probe is drawn after
+   the trace is fixed (``ioverify.trace.kernel`` seeds it so: a kernel that knew the inputs'
+   seed could otherwise compute the probe too, and fit a program to both);
 8. every word of every input was loaded at least once, so a certified I/O is never below the
    trivial bound (each input word read, each output word written): an output that matches the
    reference without reading part of the input (possible where the function is numerically
@@ -54,12 +58,19 @@ that is exactly zero from inputs of normal size is a true zero (dQ and dK of att
 n = 1: a softmax over one key has zero gradient), and zero is then the right output, not one
 that cannot be told from it: it is compared exactly, any nonzero word being an infinite error.
 
+The trace is read once, first (``_snapshot``): every pass above reads that copy, so an object
+that answers differently on a second reading (records that change between passes) is read as it
+was then.  Its records may hold only strings, integers, booleans, None and tuples of them; tile
+ids are integers (a tile id of another kind, None say, is refused: the replay and the lowering
+could read it differently).
+
 Pure NumPy plus the pure-Python lowering and game replayer; imports no solver, search, claim
 runner or CLI.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -194,11 +205,54 @@ def certify(trace: Trace, contract: KernelContract, inputs: dict, outputs_claime
                               f"got {game_vertex_cap!r}")
     found: dict = {}
     try:
+        trace = _snapshot(trace)
+        if callable(probe_inputs):  # drawn now that the trace is fixed (module docstring, 7)
+            probe_inputs = probe_inputs(trace_digest(trace))
         _certify(trace, contract, inputs, outputs_claimed, reference, tolerance, probe_inputs,
                  game_vertex_cap, found)
     except _Reject as reject:
         return Certification(False, str(reject), **found)
     return Certification(True, "certified", **found)
+
+
+def _snapshot(trace) -> Trace:
+    """``trace`` read once, into a copy of plain values that every later pass reads."""
+    if not isinstance(trace, Trace):
+        raise _Reject(f"the evidence is a {type(trace).__name__}, not a Trace")
+    try:
+        records = [_plain(record, 0) for record in trace.records]
+    except TypeError as error:
+        raise _Reject(f"the trace's records cannot be read ({error})") from None
+    for i, record in enumerate(records):
+        if not isinstance(record, tuple) or not record:
+            raise _Reject(f"record #{i} {_show(record)} is malformed (not a non-empty tuple)")
+    try:
+        arrays = {name: (tuple(shape), role) for name, (shape, role) in trace.arrays.items()}
+    except (TypeError, ValueError, AttributeError) as error:
+        raise _Reject(f"malformed array declarations ({error})") from None
+    return Trace(_plain(trace.memory, 2), arrays, records, _plain(trace.loads, 2),
+                 _plain(trace.stores, 2), _plain(trace.peak, 2))
+
+
+def _plain(value, depth: int):
+    """``value`` as a plain string, integer, boolean, float or None, or (at depth 0 and 1) a
+    tuple of them; raises _Reject on anything else."""
+    if value is None or type(value) in (str, int, bool, float):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if depth < 2 and type(value) in (tuple, list):
+        return tuple(_plain(item, depth + 1) for item in value)
+    raise _Reject(f"the trace holds a {type(value).__name__} ({_show(value)}), not a plain "
+                  f"number, string or tuple of them")
+
+
+def trace_digest(trace: Trace) -> str:
+    """SHA-256 of a read trace (``_snapshot``): its M, arrays and records."""
+    text = repr((trace.memory, sorted(trace.arrays.items()), trace.records))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _certify(trace, contract, inputs, outputs_claimed, reference, tolerance, probe_inputs,
@@ -438,8 +492,16 @@ class _State:
         else:
             raise _Reject(f"unknown record kind {kind!r}")
 
+    @staticmethod
+    def _id(tid) -> int:
+        """A tile id: an integer (not a boolean); anything else is refused (None would read
+        as "no tile" to the op rules, ``ops.check_out``)."""
+        if type(tid) is not int:
+            raise _Reject(f"tile id {tid!r} is not an integer")
+        return tid
+
     def _tile(self, tid) -> np.ndarray:
-        tile = self.tiles.get(tid)
+        tile = self.tiles.get(self._id(tid))
         if tile is None:
             raise _Reject(f"tile #{tid} is not live")
         return tile
@@ -448,7 +510,7 @@ class _State:
         if name not in self.slow:
             raise _Reject(f"slow array {name!r} does not exist")
         rows, cols = self.slow[name].shape
-        if not all(isinstance(x, (int, np.integer)) for x in (r0, r1, c0, c1)) \
+        if not all(type(x) is int for x in (r0, r1, c0, c1)) \
                 or not (0 <= r0 < r1 <= rows and 0 <= c0 < c1 <= cols):
             raise _Reject(f"range [{r0}:{r1}, {c0}:{c1}] is outside {name!r} {(rows, cols)}")
         return (slice(r0, r1), slice(c0, c1))
@@ -460,7 +522,7 @@ class _State:
 
     def _load(self, tid, name, r0, r1, c0, c1) -> None:
         index = self._slice(name, r0, r1, c0, c1)
-        if tid in self.tiles:
+        if self._id(tid) in self.tiles:
             raise _Reject(f"tile #{tid} is already live")
         if not self.written[name][index].all():
             raise _Reject(f"loads words of {name!r} that do not exist (never written)")
@@ -482,7 +544,10 @@ class _State:
         self.stores += data.size
 
     def _op(self, name, out, ins, new, accumulate, ta, tb) -> None:
+        if not isinstance(ins, tuple):
+            raise _Reject(f"the op's inputs {ins!r} are not a tuple of tile ids")
         arrays = tuple(self._tile(t) for t in ins)
+        self._id(out)
         shapes = tuple(a.shape for a in arrays)
         if new and out in self.tiles:
             raise _Reject(f"creates tile #{out}, which is already live")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -354,6 +355,7 @@ def run_spec(spec, *, memory: int, seed: int = 0, literal_blocks: bool = False,
 
     spec, parsed, blocks = plan_spec(spec, memory=memory, literal_blocks=literal_blocks,
                                      **sizes)
+    _check_fits(spec, parsed)
     start = time.perf_counter()
     inputs = random_inputs(spec, parsed, [seed, 0], blocks)
     mem = TracedMemory(memory)
@@ -373,15 +375,37 @@ def run_spec(spec, *, memory: int, seed: int = 0, literal_blocks: bool = False,
                         extra, dict(cert.errors), cert.vertices, cert.game_replayed, cert.game)
 
 
+def _check_fits(spec: KernelSpec, sizes: dict) -> None:
+    """Refuse an instance whose inputs alone (float64, twice: the slow memory and the
+    certifier's copy) exceed this machine's memory, before anything is allocated (NumPy would
+    fail with a MemoryError, or a ValueError past its own size limit)."""
+    words = sum(math.prod(shape) for shape in spec.inputs(sizes).values())
+    try:
+        machine = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        machine = 1 << 62
+    if 16 * words > machine:
+        shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
+        raise InvalidArgument(f"kernel {spec.name!r} at {shown} does not fit in this machine's "
+                              f"memory: its inputs alone are {words} words of 8 bytes")
+
+
 def _certify_run(spec, parsed, blocks, memory, seed, mem, trace, inputs):
     """Certify the trace the memory created against the contract of ``spec``."""
     if mem.trace is not trace:
         return Certification(False, "the kernel replaced the traced memory's trace with another "
                                     "object: only the trace the memory created is evidence")
-    probe = random_inputs(spec, parsed, [seed, 1], blocks)
     return certify(trace, contract_for(spec, parsed, memory), inputs,
                    _read_outputs(mem, spec.outputs(parsed)),
-                   reference_for(spec, parsed, blocks), spec.tolerance, probe_inputs=probe)
+                   reference_for(spec, parsed, blocks), spec.tolerance,
+                   probe_inputs=probe_for(spec, parsed, seed, blocks))
+
+
+def probe_for(spec: KernelSpec, sizes: dict, seed, blk: dict | None = None) -> Callable:
+    """The probe inputs of a certification, as a function of the trace's digest
+    (``ioverify.trace.certify``, step 7): seeded by it, so drawn only once the trace is fixed,
+    and reproducible from the same run."""
+    return lambda digest: random_inputs(spec, sizes, [seed, 1, int(digest[:16], 16)], blk)
 
 
 def _read_outputs(mem, names) -> dict:
@@ -407,5 +431,5 @@ def count_only(name: str, *, memory: int, literal_blocks: bool = False, **sizes)
 
 __all__ = ["KERNELS", "KernelOption", "KernelReport", "KernelSpec", "blocks", "ceil_div",
            "check_sizes", "closed_form", "contract_for", "count_only", "declare", "dry_peak", "get",
-           "largest_fitting", "plan", "plan_spec", "random_inputs", "reference_for", "run_kernel",
+           "largest_fitting", "plan", "plan_spec", "probe_for", "random_inputs", "reference_for", "run_kernel",
            "run_spec", "square_plan"]
