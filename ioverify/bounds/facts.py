@@ -1,10 +1,12 @@
 """Proved facts about the bound formulas: the algebra the papers do by hand, checked.
 
-Each fact is a small function returning a ``FactResult`` whose status is ``proved``, ``refuted``
-or ``unknown`` (never a bool, and ``unknown`` is never upgraded).  A fact is proved by a SymPy
-identity or solution set, or by Z3 over the WHOLE region (``ioverify.encode.arithmetic.forall``: the
-negation is unsatisfiable), never by sampling; a refutation carries a concrete instance checked
-exactly.  The building blocks (``identity``, ``crossover``, ``at_most``, ``smallest_constant``,
+Each fact is a small function returning a ``FactResult`` whose status is ``proved``, ``refuted``,
+``vacuous`` or ``unknown`` (never a bool, and ``unknown`` is never upgraded).  A fact is proved by
+a SymPy identity or solution set, or by Z3 over the WHOLE region (``ioverify.encode.arithmetic.
+forall``: the negation is unsatisfiable, and a witness shows the region non-empty), never by
+sampling; a refutation carries a concrete instance checked exactly.  A fact over an empty region
+is ``vacuous``: true of no point, so its verdict is ``Unknown`` (it verifies no claim).  The
+building blocks (``identity``, ``crossover``, ``at_most``, ``smallest_constant``,
 ``nonincreasing_in_M``) are public so a claim or a test can state a variant, including a wrong
 one, and see it NOT proved.
 """
@@ -24,7 +26,7 @@ from ioverify.bounds.symbols import B, B_c, B_r, M, Z_QK, Z_in, a, b, d, m, n
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.verdict import Evidence, Proved, Refuted, Unknown, Verdict
 
-STATUSES = ("proved", "refuted", "unknown")
+STATUSES = ("proved", "refuted", "vacuous", "unknown")
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,8 @@ class FactResult:
                 "method": self.method, "detail": self.detail, "data": self.data}
 
     def verdict(self) -> Verdict:
-        """The answer in ioverify's verdict vocabulary: ``Proved``, ``Refuted`` or ``Unknown``."""
+        """The answer in ioverify's verdict vocabulary: ``Proved``, ``Refuted`` or ``Unknown``
+        (a vacuous fact proves nothing: ``Unknown``, its reason saying "vacuous")."""
         if self.status == "proved":
             return Proved(self.statement, Evidence("symbolic-proof", {"method": self.method}))
         if self.status == "refuted":
@@ -60,10 +63,10 @@ class Part:
 
 
 def combine(parts: Sequence[Part]) -> Part:
-    """All parts proved: proved; any refuted: refuted; otherwise unknown."""
+    """Any refuted: refuted; else any unknown: unknown; else any vacuous: vacuous; else (all
+    proved) proved."""
     statuses = {p.status for p in parts}
-    status = "refuted" if "refuted" in statuses else "proved" if statuses == {"proved"} \
-        else "unknown"
+    status = next((s for s in ("refuted", "unknown", "vacuous") if s in statuses), "proved")
     methods = "; ".join(dict.fromkeys(p.method for p in parts))
     data = {key: value for p in parts for key, value in p.data.items()}
     return Part(status, methods, " | ".join(p.detail for p in parts), data)
@@ -72,9 +75,11 @@ def combine(parts: Sequence[Part]) -> Part:
 # --- building blocks ----------------------------------------------------------------------------
 
 def forall(hypotheses, goal, *, rlimit: int = smt.DEFAULT_RLIMIT) -> Part:
-    """``hypotheses -> goal`` for every positive parameter value (Z3, see ``smt.forall``)."""
+    """``hypotheses -> goal`` for every positive parameter value (Z3, see ``smt.forall``);
+    ``vacuous`` when no point satisfies the hypotheses."""
     outcome = smt.forall(hypotheses, goal, rlimit=rlimit)
-    data = {"counterexample": outcome.counterexample} if outcome.counterexample else {}
+    data = {key: value for key, value in (("counterexample", outcome.counterexample),
+                                          ("witness", outcome.witness)) if value}
     return Part(outcome.status, outcome.method, f"{goal}: {outcome.detail}", data)
 
 
@@ -115,14 +120,29 @@ def solutions(equation, var: sympy.Symbol, expected: Sequence[sympy.Expr]) -> Pa
 def crossover(first: sympy.Expr, second: sympy.Expr, at: sympy.Expr, *, var=M,
               hypotheses=()) -> Part:
     """The two branches of a min are equal exactly at ``var = at``; ``second`` is the smaller
-    below, ``first`` above (SymPy for the solution set, Z3 for all four implications)."""
+    below, ``first`` above (SymPy for the solution set, Z3 for all four implications).  The
+    point ``var = at`` must lie in the region: outside it the implications hold vacuously."""
     hyps = list(hypotheses)
     parts = [solutions(Eq(first, second), var, [at]),
              forall(hyps + [Eq(first, second)], Eq(var, at)),
              forall(hyps + [Eq(var, at)], Eq(first, second)),
              forall(hyps + [var < at], second < first),
              forall(hyps + [var > at], first < second)]
-    return combine(parts)
+    inside = _inside(hyps, Eq(var, at))  # reported only when it fails
+    return combine(parts if inside.status == "proved" else [inside] + parts)
+
+
+def _inside(hypotheses, condition) -> Part:
+    """The region has a point where ``condition`` holds (a witness checked exactly)."""
+    region = smt.region_point(list(hypotheses) + [condition])
+    if region.status == "nonempty":
+        return Part("proved", region.method, f"{condition} inside the region (e.g. "
+                    f"{region.detail})", {"witness": region.witness})
+    if region.status == "empty":
+        return Part("vacuous", region.method, f"vacuous: {condition} lies outside the region "
+                    f"({region.detail})")
+    return Part("unknown", region.method, f"{condition} not shown inside the region "
+                f"({region.detail})")
 
 
 def at_most(lhs, rhs, hypotheses, *, rlimit: int = smt.DEFAULT_RLIMIT) -> Part:
@@ -139,12 +159,16 @@ LADDER = tuple(sorted({sympy.Rational(i, 16) for i in range(1, 17)}
 
 def smallest_constant(lhs, theta, hypotheses, *, ladder=LADDER) -> Part:
     """The smallest C on ``ladder`` with ``lhs <= C * theta`` proved over the whole region, with
-    the status of the candidate just below it (refuted with an instance, or unknown).
+    the status of the candidate just below it (refuted with an instance, or unknown).  C is
+    called the smallest only when the candidate below is refuted; over an empty region every C
+    holds vacuously: ``vacuous``.
 
     Gallop up from 1 to the first proved candidate, then step down one candidate at a time
     until one is not proved: candidates near the true constant are refuted quickly by an
     integer counterexample, while bisection would probe points where nlsat is slow."""
     lo, hi, best = _bracket(lhs, theta, hypotheses, ladder)
+    if best.status == "vacuous":
+        return best
     if best.status != "proved":
         return Part(best.status if best.status == "refuted" else "unknown", best.method,
                     f"no C <= {ladder[-1]} proved: {best.detail}", best.data)
@@ -157,24 +181,30 @@ def smallest_constant(lhs, theta, hypotheses, *, ladder=LADDER) -> Part:
         hi, best = i, trial
     if below is None and lo >= 0:
         below = (ladder[lo], at_most(lhs, ladder[lo] * theta, hypotheses))
-    c = ladder[hi]
-    data = {"C": str(c)}
+    return _constant_found(ladder[hi], best, below)
+
+
+def _constant_found(c, best: Part, below) -> Part:
+    """C proved; the smallest only if the candidate below (if any) is refuted."""
+    data = {"C": str(c), "shown_smallest": below is None or below[1].status == "refuted"}
     detail = f"C = {c} proved ({best.detail})"
     if below is not None:
         data["below"] = {"C": str(below[0]), "status": below[1].status, **below[1].data}
         detail += f"; C = {below[0]} not proved: {below[1].status} ({below[1].detail})"
+        if not data["shown_smallest"]:
+            detail = f"C = {c} proved but not shown the smallest: " + detail
     return Part("proved", best.method, detail, data)
 
 
 def _bracket(lhs, theta, hypotheses, ladder):
     """Gallop up the ladder from 1 (huge constants make nlsat slow): ``(lo, hi, result)`` with
-    ``hi`` the first proved candidate (or the last tried) and ``lo`` the last one tried below it
-    (-1 if none: when 1 is proved the descent continues below 1)."""
+    ``hi`` the first proved candidate (or the first vacuous, or the last tried) and ``lo`` the
+    last one tried below it (-1 if none: when 1 is proved the descent continues below 1)."""
     start = ladder.index(sympy.Integer(1)) if sympy.Integer(1) in ladder else 0
     lo, step, i = -1, 1, start
     while True:
         trial = at_most(lhs, ladder[i] * theta, hypotheses)
-        if trial.status == "proved" or i == len(ladder) - 1:
+        if trial.status in ("proved", "vacuous") or i == len(ladder) - 1:
             return lo, i, trial
         lo, i, step = i, min(i + step, len(ladder) - 1), step * 2
 
@@ -187,7 +217,12 @@ def chain(lhs, middle, rhs, hypotheses) -> Part:
 
 def nonincreasing_in_M(expr: sympy.Expr, hypotheses) -> Part:
     """``expr`` does not grow with M: M1 <= M2, both satisfying the hypotheses, gives
-    expr(M2) <= expr(M1) (Z3 over the whole region)."""
+    expr(M2) <= expr(M1) (Z3 over the whole region).  An ``expr`` without the registry's M
+    (say a look-alike ``Symbol("M")`` with other assumptions) is refused: substituting M would
+    leave it unchanged and the goal trivially true, a "proof" of nothing."""
+    if M not in expr.free_symbols:
+        return Part("unknown", "sympy free symbols", f"{expr} does not contain the parameter M "
+                    f"(the registry's positive integer M): nothing to check")
     m1, m2 = sympy.Symbol("M_1", positive=True, integer=True), \
         sympy.Symbol("M_2", positive=True, integer=True)
     hyps = [h.subs(M, m1) for h in hypotheses] + [h.subs(M, m2) for h in hypotheses] + [m1 <= m2]

@@ -61,6 +61,17 @@ class Bound:
         if stray:
             raise InternalError(f"bound {self.id!r}: symbols {sorted(map(str, stray))} are not "
                                 f"among its parameters")
+        self._check_registry_symbols()
+
+    def _check_registry_symbols(self) -> None:
+        """A parameter named like a registry symbol must BE that symbol: a look-alike (say
+        ``Symbol("M", positive=True)``, a real) is another variable to SymPy, so a fact
+        substituting the registry's M would leave the bound unchanged and prove nothing."""
+        for p in self.params:
+            if p.name in symbols.BY_NAME and p != symbols.BY_NAME[p.name]:
+                raise InvalidArgument(f"bound {self.id!r}: parameter {p.name} is not the registry "
+                                      f"symbol ioverify.bounds.symbols.{p.name} (same name, other "
+                                      f"assumptions or another class): use that symbol")
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -120,6 +131,7 @@ class Bound:
         for sym, default in self.defaults:
             if sym not in values:
                 values[sym] = sympy.simplify(default.subs(values))
+                _check_default(self.id, sym, default, values)
         missing = [p.name for p in self.params if p not in values]
         if missing:
             raise InvalidArgument(f"bound {self.id!r} needs parameter(s) {', '.join(missing)} "
@@ -199,6 +211,38 @@ def _check_type(bound_id: str, sym: sympy.Symbol, value: sympy.Expr) -> None:
     if not value.is_positive:
         raise InvalidArgument(f"bound {bound_id!r}: parameter {sym.name} must be positive, "
                               f"got {value}")
+
+
+def _check_default(bound_id: str, sym: sympy.Symbol, default: sympy.Expr, values) -> None:
+    """A default the user never gave that comes out as no valid value is named as the default
+    (with, for an integer, the parameter range it needs), not as the user's bad input."""
+    value = values[sym]
+    if not value.is_number or value.is_positive and (value.is_integer or not sym.is_integer):
+        return
+    needs = _default_needs(default) if sym.is_integer else None
+    kind = "integer" if sym.is_integer else "number"
+    raise InvalidArgument(f"bound {bound_id!r}: the default {sym.name} = {describe(default)} is "
+                          f"{value} here, not a positive {kind}"
+                          + (f": it needs {needs}" if needs else "") + f"; or give {sym.name}")
+
+
+def _default_needs(default: sympy.Expr) -> str | None:
+    """Where an integer default in one parameter is >= 1, e.g. ``M >= 4`` for
+    ``floor(sqrt(M/4))`` (floor(x) >= 1 iff x >= 1), or None when SymPy cannot say."""
+    inner = default.args[0] if isinstance(default, sympy.floor) else default
+    if len(inner.free_symbols) != 1:
+        return None
+    (x,) = inner.free_symbols
+    try:
+        cond = sympy.solve_univariate_inequality(inner >= 1, x, relational=False)
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    if not isinstance(cond, sympy.Interval) or cond.end is not sympy.oo or cond.start.is_infinite:
+        return None
+    if not x.is_integer:
+        return f"{x.name} {'>' if cond.left_open else '>='} {cond.start}"
+    least = sympy.floor(cond.start) + 1 if cond.left_open else sympy.ceiling(cond.start)
+    return f"{x.name} >= {least}"
 
 
 def _check_option(bound_id: str, name: str, value, allowed: tuple | None) -> None:

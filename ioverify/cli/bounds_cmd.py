@@ -152,6 +152,8 @@ def _facts(args) -> int:
     else:
         for r, v in zip(results, verdicts):
             extra = f"  C = {r.data['C']}" if "C" in r.data else ""
+            if not r.data.get("shown_smallest", True):
+                extra += " (proved, not shown the smallest)"
             print(f"{r.status:<8}  {r.id}{extra}")
             print(f"          {describe(v) if r.status == 'proved' else r.detail}")
     return exit_code(overall)
