@@ -1,0 +1,122 @@
+"""Soundness holes in the certificate re-check, found by trying (an adversarial review): every
+test edits a shipped certificate (docs/claims/certificates), reseals it with a fresh digest
+(anyone can: it is a checksum) and checks that the re-check does not accept it, and never runs
+what it reads."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ioverify.certificate.format import digest
+from ioverify.certificate.recheck import check_file, obligation_id
+from ioverify.errors import InvalidArgument
+
+SHIPPED = Path(__file__).resolve().parent.parent / "docs" / "claims" / "certificates"
+CONFRONT = "lower-bounds-vs-kernels--002.json"  # matmul-trivial vs matmul-tiled, supported
+ONE_SHOT_M3 = "approximate-attention-degree-2-recompute-pays--000--M3-one-shot.json"
+
+
+def _load(name: str) -> dict:
+    return json.loads((SHIPPED / name).read_text())
+
+
+def _reseal(doc: dict, path: Path) -> Path:
+    """Write ``doc`` with a fresh digest (no schema check: malformed documents too)."""
+    body = {k: v for k, v in doc.items() if k != "digest"}
+    path.write_text(json.dumps({**body, "digest": digest(body)}))
+    return path
+
+
+def _copy(names, folder: Path) -> None:
+    for name in names:
+        shutil.copy(SHIPPED / name, folder / name)
+
+
+# --- F1: no certificate text is evaluated as Python ------------------------------------------
+
+def _payload(marker: Path) -> str:
+    return f"__import__('builtins').open({str(marker)!r}, 'w').write('ran') and 2"
+
+
+def test_a_confront_reading_is_never_evaluated_as_python(tmp_path):
+    """Regression (found by trying): ``bound_on_run`` handed a confront spec's ``reading``
+    strings to ``sympy.sympify``, which evaluates Python: a resealed certificate ran code
+    inside the checker (and disabled its checks).  A reading is now parsed as arithmetic."""
+    marker = tmp_path / "PWNED"
+    doc = _load(CONFRONT)
+    doc["obligation"]["spec"]["reading"] = {"m": _payload(marker)}
+    outcome = check_file(_reseal(doc, tmp_path / "c.json"))
+    assert outcome.outcome == "malformed", outcome
+    assert "reading m" in outcome.reason and "not arithmetic" in outcome.reason
+    assert not marker.exists()
+
+
+def test_a_bound_parameter_from_a_certificate_is_never_evaluated_as_python(tmp_path):
+    """Regression (found by trying): ``_to_sympy`` sympified string parameter values, so an
+    exact-search spec of family dag-file with a ``lower_bound`` id and a parameter written as
+    Python ran it in the checker.  Bound parameters must be numbers."""
+    marker = tmp_path / "PWNED2"
+    doc = _load(ONE_SHOT_M3)
+    spec = doc["obligation"]["spec"]
+    spec.pop("optimum", None)
+    doc["detail"].pop("expected_optimum", None)
+    spec.update(family="dag-file", lower_bound="attention-forward-trivial",
+                params={"file": "x.json", "n": _payload(marker), "d": 1})
+    doc["obligation"]["id"] = obligation_id("exact-search", spec)
+    outcome = check_file(_reseal(doc, tmp_path / "c.json"))
+    assert outcome.outcome == "malformed", outcome
+    assert "parameter n" in outcome.reason and "not a number" in outcome.reason
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("text, known", [
+    ("n*d", True), ("m*100", True), ("-2 + M/4", True), ("2**10", True), ("Z_QK", True),
+    ("n*d*0.5", True),
+    ("__import__('os').getpid()", False), ("n.real", False), ("sqrt(n)", False),
+    ("[n][0]", False), ("nope", False), ("n if M else d", False), ("9**9**9", False),
+    ("n/0", False), ("'n'", False), ("True", False), ("n" + "*n" * 150, False),
+])
+def test_a_reading_is_arithmetic_over_the_runs_names_only(text, known):
+    """Regression (found by trying): readings were sympified (Python); now numbers, the run's
+    names and + - * / ** only, anything else refused in one line, before any large power is
+    computed."""
+    from ioverify.bounds.instance import read_expression
+
+    names = {"n": 8, "d": 4, "m": 2, "M": 16, "Z_QK": 40}
+    if known:
+        value = read_expression(text, names)
+        assert value.is_number
+    else:
+        with pytest.raises(InvalidArgument):
+            read_expression(text, names)
+
+
+def test_bound_parameters_as_text_are_refused_not_sympified():
+    """Regression (found by trying): ``Bound.evaluate`` sympified text parameters; text is now
+    refused (the CLI turns its arguments into numbers first)."""
+    from ioverify.bounds.instance import bound_value
+    from ioverify.bounds.records import get
+
+    with pytest.raises(InvalidArgument, match="must be a number"):
+        get("matmul-trivial").evaluate(m="2", k=2, n=2, M=3)
+    with pytest.raises(InvalidArgument, match="not a number"):
+        bound_value("matmul-trivial", {"m": "2", "k": 2, "n": 2}, 3)
+    assert get("matmul-trivial").evaluate(m=2, k=2, n=2, M=3) == bound_value(
+        "matmul-trivial", {"m": 2, "k": 2, "n": 2}, 3)
+
+
+def test_the_cli_reads_a_fraction_without_evaluating_it(capsys):
+    """Regression (found by trying): ``bounds eval`` passed non-integer text to sympify; it is
+    now read as an exact fraction, and anything else is refused in one line (exit 2)."""
+    from ioverify.cli import main
+
+    assert main(["bounds", "eval", "flash-block-sparse", "--n", "4", "--d", "2", "--memory",
+                 "4", "--s", "1/2"]) == 0
+    capsys.readouterr()
+    assert main(["bounds", "eval", "flash-block-sparse", "--n", "4", "--d", "2", "--memory",
+                 "4", "--s", "__import__('os').getpid()"]) == 2
+    assert "not a number" in capsys.readouterr().err
