@@ -120,3 +120,82 @@ def test_the_cli_reads_a_fraction_without_evaluating_it(capsys):
     assert main(["bounds", "eval", "flash-block-sparse", "--n", "4", "--d", "2", "--memory",
                  "4", "--s", "__import__('os').getpid()"]) == 2
     assert "not a number" in capsys.readouterr().err
+
+
+# --- F2: a refutation above the expected optimum states only what it shows --------------------
+
+CURVE = "approximate-attention-degree-2-recompute-pays--000"  # optima one-shot M=3: 17
+
+
+def _refuted_cell(io: int, reason: str, schedule: bool) -> dict:
+    """The shipped M = 3 one-shot cell (optimum 17), its spec now expecting 5, refuted."""
+    doc = _load(ONE_SHOT_M3)
+    doc["obligation"]["spec"]["optimum"] = 5
+    doc["detail"]["expected_optimum"] = 5
+    evidence = dict(doc["verdict"]["evidence"], below=io)
+    doc["verdict"] = {"status": "refuted", "io": io, "claim": 5, "variant": "one-shot",
+                      "reason": reason, "evidence": evidence}
+    if not schedule:
+        doc["witness"] = {}
+    return doc
+
+
+def test_a_refutation_without_a_schedule_does_not_state_the_optimum(tmp_path):
+    """Regression (found by trying): a refuted exact-search above its expected optimum carried
+    no schedule and re-derived only the lower end, yet said "the optimum is 10, not 5" (the
+    true optimum is 17).  Without a schedule it may say only "at least 10"."""
+    forged = _refuted_cell(10, "the optimum is 10, not 5 (exhaustive-search)", schedule=False)
+    outcome = check_file(_reseal(forged, tmp_path / "forged.json"))
+    assert outcome.outcome == "rejected" and "the optimum is at least 10" in outcome.reason
+    weak = _refuted_cell(10, "the optimum is at least 10, not 5 (exhaustive-search)",
+                         schedule=False)
+    assert check_file(_reseal(weak, tmp_path / "weak.json")).outcome == "accepted"
+    whole = _refuted_cell(17, "the optimum is 17, not 5 (exhaustive-search)", schedule=True)
+    assert check_file(_reseal(whole, tmp_path / "whole.json")).outcome == "accepted"
+    wrong = _refuted_cell(16, "the optimum is 16, not 5 (exhaustive-search)", schedule=True)
+    assert check_file(_reseal(wrong, tmp_path / "wrong.json")).outcome == "rejected"
+
+
+def _curve_with_cell(tmp_path: Path, cell_doc: dict, **stated) -> Path:
+    """The shipped curve with its M = 3 one-shot cell replaced by ``cell_doc`` (the curve's
+    expected optimum there now 5), the curve's cell line stating ``stated``."""
+    names = [p.name for p in SHIPPED.glob(f"{CURVE}--M*.json")]
+    _copy(names, tmp_path)
+    cell = _reseal(cell_doc, tmp_path / f"{CURVE}--M3-one-shot.json")
+    sealed = json.loads(cell.read_text())
+    doc = _load(f"{CURVE}.json")
+    doc["obligation"]["spec"]["optima"]["one-shot"]["3"] = 5
+    line = doc["detail"]["cells"][0]
+    assert (line["memory"], line["variant"]) == (3, "one-shot")
+    line.update(status=sealed["verdict"]["status"], digest=sealed["digest"], **stated)
+    doc["verdict"] = sealed["verdict"]
+    from ioverify.certificate.format import relies_on
+    doc["relies_on"] = relies_on(sealed["verdict"])
+    return _reseal(doc, tmp_path / f"{CURVE}.json")
+
+
+def test_a_curve_cell_shows_no_upper_end_a_refutation_does_not_prove(tmp_path):
+    """Regression (found by trying): an io-curve cell refuted without a schedule showed its io
+    (10) as the cell's upper end, below the recompute optimum 15 at the same M."""
+    weak = _refuted_cell(10, "the optimum is at least 10, not 5 (exhaustive-search)",
+                         schedule=False)
+    path = _curve_with_cell(tmp_path, weak, lower_bound=None, upper_bound=10)
+    outcome = check_file(path)
+    assert outcome.outcome == "rejected" and "upper_bound" in outcome.reason, outcome
+    path = _curve_with_cell(tmp_path, weak, lower_bound=None, upper_bound=None)
+    assert check_file(path).outcome == "accepted", check_file(path)
+
+
+def test_a_curve_cell_upper_end_below_a_lower_end_proved_elsewhere_is_rejected(tmp_path):
+    """Regression (found by trying): an unknown cell's upper end, recorded without a schedule
+    (not re-derived), was shown on the curve even below the optimum another cell proves at a
+    larger M (M = 4 one-shot: 9); the cells are now checked against each other."""
+    doc = _load(ONE_SHOT_M3)
+    doc["verdict"] = {"status": "unknown", "reason": "timeout", "lower_bound": None,
+                      "upper_bound": 8, "variant": "one-shot"}
+    doc["witness"], doc["relies_on"] = {}, []
+    doc["obligation"]["spec"]["optimum"] = 5  # keep the curve's optima as the cell's spec
+    doc["detail"]["expected_optimum"] = 5
+    path = _curve_with_cell(tmp_path, doc, lower_bound=None, upper_bound=8)
+    outcome = check_file(path)
+    assert outcome.outcome == "rejected" and "non-increasing" in outcome.reason, outcome

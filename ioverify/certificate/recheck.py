@@ -789,24 +789,36 @@ def _exact_refuted(doc: dict, dag, claim, log: _Log) -> None:
     expected = spec["optimum"]
     _same("verdict claim (the spec's expected optimum)", expected, verdict["claim"])
     _require(io != expected, f"status 'refuted', but io {io} is the expected optimum")
-    reason = re.fullmatch(rf"the optimum is {io}, not {expected} \((.+)\)", verdict["reason"])
+    evidence = verdict["evidence"]
+    # The optimum itself is stated only when it is shown from both sides: a schedule replayed
+    # at io (or, without evidence, the exhaustive search re-run to the optimum); evidence alone
+    # shows the lower end, "the optimum is at least io", and no upper end.
+    settled = io < expected or "schedule" in witness or evidence is None
+    stated = "the optimum is" if settled else "the optimum is at least"
+    reason = re.fullmatch(rf"{stated} {io}, not {expected} \((.+)\)", verdict["reason"])
     _require(reason is not None and reason.group(1) in EVIDENCE_KINDS,
-             f"verdict reason: the re-check derives 'the optimum is {io}, not {expected} "
-             f"(EVIDENCE)', the certificate says {verdict['reason']!r}")
+             f"verdict reason: the re-check derives '{stated} {io}, not {expected} "
+             f"(EVIDENCE)'" + ("" if settled else " (no schedule is carried, so no upper end "
+                                                  "is shown)")
+             + f", the certificate says {verdict['reason']!r}")
     if io < expected:
         _require("schedule" in witness, f"an optimum {io} below the expected {expected} must "
                                         f"carry its schedule")
         _same("verdict io (the witness schedule's replayed I/O)",
               _replay(doc, dag, spec["memory"], verdict["variant"], log), io)
-    else:
-        _require("schedule" not in witness, "an optimum above the expected one carries no "
-                                            "schedule")
-    evidence = verdict["evidence"]
     if evidence is None:
         _optimum_by_search(dag, spec["memory"], verdict["variant"], io, log)
-        return
-    _same("verdict reason's evidence kind", evidence["kind"], reason.group(1))
-    _lower_end(dag, spec["memory"], verdict["variant"], evidence, io, log, exact=True, spec=spec)
+    else:
+        _same("verdict reason's evidence kind", evidence["kind"], reason.group(1))
+        _lower_end(dag, spec["memory"], verdict["variant"], evidence, io, log, exact=True,
+                   spec=spec)
+    if io > expected and "schedule" in witness:
+        _same("verdict io (the witness schedule's replayed I/O)",
+              _replay(doc, dag, spec["memory"], verdict["variant"], log), io)
+    elif io > expected and evidence is not None:
+        log.rechecked.append(f"refutation re-derived: every schedule costs at least {io} > "
+                             f"the expected optimum {expected} (no schedule carried: the "
+                             f"optimum's upper end is not stated)")
 
 
 def _beats_claim(doc: dict, dag, claim: int, log: _Log, found_optimum: bool) -> None:
@@ -1254,6 +1266,7 @@ def check_io_curve(doc: dict, log: _Log) -> None:
         verdict = _curve_cell(doc, spec, cell, log)
         if worst is None or SEVERITY[verdict["status"]] > SEVERITY[worst["status"]]:
             worst = verdict
+    _curve_consistent(detail["cells"])
     _same("verdict (the worst cell's, as its certificate states it)", worst, doc["verdict"])
     log.rechecked.append(f"{len(keys)} cells re-checked with their certificates; the verdict "
                          f"is the worst cell's ({worst['status']})")
@@ -1274,14 +1287,35 @@ def _curve_cell(doc: dict, spec: dict, cell: dict, log: _Log) -> dict:
     verdict = source["verdict"]
     _same(f"cell M = {memory} ({variant}) status", verdict["status"], cell["status"])
     lower = verdict["io"] if verdict["status"] == "optimal" else verdict.get("lower_bound")
-    upper = (verdict.get("io") if verdict["status"] in ("optimal", "refuted")
-             else verdict.get("upper_bound"))
+    upper = verdict.get("upper_bound")
+    if verdict["status"] == "optimal" or (verdict["status"] == "refuted" and (
+            "schedule" in source["witness"] or verdict.get("evidence") is None)):
+        upper = verdict["io"]  # replayed (or re-searched) by the cell's re-check
+    elif verdict["status"] == "refuted":
+        upper = None  # "the optimum is at least io": no schedule, no upper end
     _same(f"cell M = {memory} ({variant}) lower_bound", lower, cell["lower_bound"])
     _same(f"cell M = {memory} ({variant}) upper_bound", upper, cell["upper_bound"])
     log.rechecked.extend(f"{cell['certificate']}: {line}" for line in sub.rechecked)
     log.relies_on.extend(r for r in sub.relies_on if r not in log.relies_on)
     log.not_rederived.extend(f"{cell['certificate']}: {line}" for line in sub.not_rederived)
     return verdict
+
+
+def _curve_consistent(cells: list[dict]) -> None:
+    """Across cells (each already re-checked): the optimum is non-increasing in M and one-shot's
+    is at least recompute's (docs/theory.md), so a cell's upper end is never below a lower end
+    another cell proves at a larger or equal M, in its variant or in recompute."""
+    for low in cells:
+        for high in cells:
+            if low["lower_bound"] is None or high["upper_bound"] is None:
+                continue
+            if high["memory"] <= low["memory"] and low["variant"] in (high["variant"],
+                                                                       "recompute"):
+                _require(high["upper_bound"] >= low["lower_bound"],
+                         f"cell M = {high['memory']} ({high['variant']}) upper end "
+                         f"{high['upper_bound']} is below the lower end {low['lower_bound']} "
+                         f"of the cell M = {low['memory']} ({low['variant']}): the optimum "
+                         f"is non-increasing in M and one-shot's is at least recompute's")
 
 
 def _named_certificate(name, stated_digest: str, log: _Log) -> dict:
