@@ -199,3 +199,60 @@ def test_a_curve_cell_upper_end_below_a_lower_end_proved_elsewhere_is_rejected(t
     path = _curve_with_cell(tmp_path, doc, lower_bound=None, upper_bound=8)
     outcome = check_file(path)
     assert outcome.outcome == "rejected" and "non-increasing" in outcome.reason, outcome
+
+
+# --- F3 / F7: an io-curve spec has a schema, and every expected optimum is checked ------------
+
+TINY = "attention-forward-tiny-optima--000"  # attention-forward, M = 3..8, one-shot only
+
+
+def _curve(tmp_path: Path, stem: str, change) -> Path:
+    _copy([p.name for p in SHIPPED.glob(f"{stem}*.json")], tmp_path)
+    doc = _load(f"{stem}.json")
+    change(doc["obligation"]["spec"])
+    try:
+        doc["obligation"]["id"] = obligation_id("io-curve", doc["obligation"]["spec"])
+    except Exception:  # noqa: BLE001 - a malformed spec has no id; the schema says so first
+        pass
+    return _reseal(doc, tmp_path / f"{stem}.json")
+
+
+@pytest.mark.parametrize("key, optima", [
+    ("M outside the range", {"9": 0}), ("M below the range", {"2": 1}),
+    ("M with a leading zero", {"03": 99}),
+])
+def test_an_expected_optimum_no_cell_checks_is_not_accepted(tmp_path, key, optima):
+    """Regression (found by trying): ``_curve_cell`` looked expected optima up by str(M), so an
+    io-curve spec could state optima for M outside its range, M spelled "03" or a variant not
+    among its own, and nothing checked them."""
+    path = _curve(tmp_path, TINY, lambda spec: spec["optima"]["one-shot"].update(optima))
+    assert check_file(path).outcome in ("rejected", "malformed"), check_file(path)
+
+
+def test_an_expected_optimum_of_a_variant_not_on_the_curve_is_rejected(tmp_path):
+    """Regression (found by trying): see above; a variant the curve does not compute."""
+    path = _curve(tmp_path, TINY, lambda spec: spec["optima"].update(recompute={"3": 1}))
+    outcome = check_file(path)
+    assert outcome.outcome == "rejected" and "no cell checks" in outcome.reason, outcome
+
+
+@pytest.mark.parametrize("key, value", [
+    ("memory_range", [3, "8"]), ("memory_range", [3, 8.5]), ("memory_range", [3, 8, 9]),
+    ("memory_range", [8, 3]), ("memory_range", [3, 8.0]), ("optima", [1, 2]),
+    ("params", [1]), ("variants", "one-shot"), ("variants", ["one-shot", "one-shot"]),
+    ("variants", ["one-shot", "both"]), ("optima", {"one-shot": {"3": -1}}),
+    ("optima", {"one-shot": {"3": "17"}}), ("extra", 1),
+])
+def test_a_malformed_io_curve_spec_is_malformed_in_one_line(tmp_path, key, value):
+    """Regression (found by trying): no schema covered the io-curve spec: a memory_range of a
+    string, a float or three items, optima or params as lists gave internal errors (exit 4),
+    and variants as a string was accepted."""
+    path = _curve(tmp_path, TINY, lambda spec: spec.__setitem__(key, value))
+    outcome = check_file(path)
+    assert outcome.outcome == "malformed" and "\n" not in outcome.reason, outcome
+
+
+def test_the_shipped_curves_still_re_check(tmp_path):
+    """The io-curve schema and the optima check accept what the runner writes."""
+    path = _curve(tmp_path, TINY, lambda spec: None)
+    assert check_file(path).outcome == "accepted"

@@ -1250,8 +1250,17 @@ def check_io_curve(doc: dict, log: _Log) -> None:
     _known_fields("obligation spec", spec, {"family", "params", "memory_range", "variants"},
                   {"optima"})
     lo, hi = spec["memory_range"]
+    if type(lo) is not int or type(hi) is not int or lo > hi:
+        raise InvalidFormat(f"obligation spec memory_range {_show(spec['memory_range'])}: two "
+                            f"integers lo <= hi")
     keys = [(m, v) for m in range(lo, hi + 1) for v in ("one-shot", "recompute")
             if v in spec["variants"]]
+    consumed = {(str(m), v) for m, v in keys}
+    stray = sorted((v, m) for v, by_m in spec.get("optima", {}).items() for m in by_m
+                   if (m, v) not in consumed)
+    _require(not stray, f"obligation spec optima: an expected optimum no cell checks "
+                        f"({stray[0][0]}, M = {stray[0][1]!r}): the curve's cells are M = "
+                        f"{lo}..{hi} in {', '.join(spec['variants'])}" if stray else "")
     _require(isinstance(detail.get("cells"), list) and
              [(c.get("memory"), c.get("variant")) for c in detail["cells"]] == keys,
              f"detail cells: the curve's cells are {keys}, in this order")
