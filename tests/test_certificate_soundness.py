@@ -256,3 +256,56 @@ def test_the_shipped_curves_still_re_check(tmp_path):
     """The io-curve schema and the optima check accept what the runner writes."""
     path = _curve(tmp_path, TINY, lambda spec: None)
     assert check_file(path).outcome == "accepted"
+
+
+# --- F4: literal_blocks is never overridden by params.blocks ----------------------------------
+
+LITERAL = "flash-literal-block-sizes-overflow--000.json"  # flash-forward-v1, literal, fails
+
+
+def test_params_blocks_cannot_override_literal_blocks_in_a_certificate(tmp_path):
+    """Regression (found by trying): ``plan_spec`` let a ``blocks`` key in params win over
+    ``literal_blocks``, so ``flash-forward-v1(...)/M=64/literal-blocks/kernel`` with
+    expect_certified true was accepted (verified) for a run on the planner's blocks.  A
+    certificate's kernel params may not carry blocks; the planner's are re-derived."""
+    from ioverify.certificate.format import relies_on
+    from ioverify.certificate.recheck import kernel_verdict
+    from ioverify.trace.kernel import plan, run_kernel
+
+    doc = _load(LITERAL)
+    spec = doc["obligation"]["spec"]
+    assert spec["kernel"] == "flash-forward-v1" and spec.get("literal_blocks")
+    sizes = {k: v for k, v in spec["params"].items()}
+    _, _, planned = plan(spec["kernel"], memory=spec["memory"], **sizes)
+    spec["params"] = {**sizes, "blocks": planned}
+    spec["expect_certified"] = True
+    doc["obligation"]["id"] = obligation_id("kernel", spec)
+    report = run_kernel(spec["kernel"], memory=spec["memory"], seed=doc["seed"], **sizes)
+    doc["verdict"], doc["detail"] = kernel_verdict(spec, report)
+    doc["relies_on"] = relies_on(doc["verdict"])
+    assert doc["verdict"]["status"] == "verified"  # what the forgery would have been
+    outcome = check_file(_reseal(doc, tmp_path / "c.json"))
+    assert outcome.outcome == "malformed" and "blocks" in outcome.reason, outcome
+
+
+def test_blocks_and_literal_blocks_together_are_refused():
+    """Regression (found by trying): see above; the planner refuses both at once, and blocks
+    that are not positive integers, in one line."""
+    from ioverify.trace.kernel import plan
+
+    _, _, planned = plan("flash-forward-v1", memory=64, n=64, d=8)
+    with pytest.raises(InvalidArgument, match="literal_blocks together"):
+        plan("flash-forward-v1", memory=64, literal_blocks=True, n=64, d=8, blocks=planned)
+    with pytest.raises(InvalidArgument, match="positive integers"):
+        plan("flash-forward-v1", memory=64, n=64, d=8,
+             blocks={k: str(v) for k, v in planned.items()})
+
+
+def test_a_confront_sweep_cannot_carry_blocks(tmp_path):
+    """Regression (found by trying): a confront sweep's params could carry blocks, which the
+    re-run honoured instead of planning; a certificate's sweep names sizes only."""
+    doc = _load(CONFRONT)
+    point = doc["obligation"]["spec"]["sweep"][0]
+    point["params"]["blocks"] = {"block": 1}
+    outcome = check_file(_reseal(doc, tmp_path / "c.json"))
+    assert outcome.outcome == "malformed" and "blocks" in outcome.reason, outcome
