@@ -309,3 +309,30 @@ def test_a_confront_sweep_cannot_carry_blocks(tmp_path):
     point["params"]["blocks"] = {"block": 1}
     outcome = check_file(_reseal(doc, tmp_path / "c.json"))
     assert outcome.outcome == "malformed" and "blocks" in outcome.reason, outcome
+
+
+# --- F6: a bound carried from an attained upper end is rejected, not an internal error ------
+
+def test_a_bound_carried_from_an_upper_end_certificate_is_rejected_cleanly(tmp_path):
+    """Regression (found by trying): a carried bound whose source certificate is an attained
+    upper end (verified, ``at_most``: no ``bound``) gave ``KeyError: 'bound'`` (exit 4)."""
+    from ioverify.certificate.format import relies_on
+    from ioverify.game.lemmas import carry_fact
+
+    source = _load("approximate-attention-2x1-degree-2-optima--001.json")  # M = 4, 26
+    spec = source["obligation"]["spec"]
+    spec["at_most"] = spec.pop("optimum")
+    source["detail"]["claimed_upper_end"] = source["detail"].pop("expected_optimum")
+    source["obligation"]["id"] = obligation_id("exact-search", spec)
+    source["verdict"] = {"status": "verified", "io": 26, "at_most": 26,
+                         "evidence": {"kind": "replay"}, "variant": "one-shot"}
+    source["relies_on"] = relies_on(source["verdict"])
+    sealed = json.loads(_reseal(source, tmp_path / "source.json").read_text())
+    assert check_file(tmp_path / "source.json").outcome == "accepted"
+    cell = _load("approximate-attention-2x1-degree-2-optima--000.json")  # M = 3, 43
+    cell["verdict"]["evidence"] = {"kind": "carried", "memory": 4, "variant": "one-shot",
+                                   "bound": 43, "fact": carry_fact("one-shot"),
+                                   "certificate": "source.json", "digest": sealed["digest"]}
+    cell["relies_on"] = relies_on(cell["verdict"])
+    outcome = check_file(_reseal(cell, tmp_path / "cell.json"))
+    assert outcome.outcome == "rejected" and "proves no lower bound" in outcome.reason, outcome

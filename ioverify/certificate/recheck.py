@@ -646,11 +646,12 @@ def _carried_evidence(dag, spec, variant, evidence, figure, log, exact) -> None:
 
 
 def _proved_lower(verdict: dict) -> int | None:
-    """The lower bound a re-checked exact-search verdict proves: an optimum, a verified bound."""
+    """The lower bound a re-checked exact-search verdict proves: an optimum, a verified bound
+    (an attained upper end, verified with ``at_most``, proves none)."""
     if verdict["status"] == "optimal":
         return verdict["io"]
     if verdict["status"] == "verified":
-        return verdict["bound"]
+        return verdict.get("bound")
     return None
 
 
