@@ -196,7 +196,9 @@ def test_a_curve_cell_upper_end_below_a_lower_end_proved_elsewhere_is_rejected(t
     doc["witness"], doc["relies_on"] = {}, []
     doc["obligation"]["spec"]["optimum"] = 5  # keep the curve's optima as the cell's spec
     doc["detail"]["expected_optimum"] = 5
-    path = _curve_with_cell(tmp_path, doc, lower_bound=None, upper_bound=8)
+    doc["detail"]["curve"][1:] = ["lower end proved by the cell's own search"]
+    path = _curve_with_cell(tmp_path, doc, lower_bound=None, upper_bound=8,
+                            evidence=doc["detail"]["curve"])
     outcome = check_file(path)
     assert outcome.outcome == "rejected" and "non-increasing" in outcome.reason, outcome
 
@@ -336,3 +338,44 @@ def test_a_bound_carried_from_an_upper_end_certificate_is_rejected_cleanly(tmp_p
     cell["relies_on"] = relies_on(cell["verdict"])
     outcome = check_file(_reseal(cell, tmp_path / "cell.json"))
     assert outcome.outcome == "rejected" and "proves no lower bound" in outcome.reason, outcome
+
+
+# --- F8: the curve lines shown on claim pages are checked -------------------------------------
+
+def _curve_cell_lines(tmp_path: Path, cell_lines=None, certificate_lines=None) -> Path:
+    """The shipped tiny curve, its first cell's evidence lines (in the curve certificate, and
+    in the cell certificate's detail curve) replaced where given."""
+    _copy([p.name for p in SHIPPED.glob(f"{TINY}*.json")], tmp_path)
+    doc = _load(f"{TINY}.json")
+    line = doc["detail"]["cells"][0]
+    if certificate_lines is not None:
+        cell = json.loads((tmp_path / line["certificate"]).read_text())
+        cell["detail"]["curve"] = certificate_lines
+        sealed = json.loads(_reseal(cell, tmp_path / line["certificate"]).read_text())
+        line["digest"] = sealed["digest"]
+    if cell_lines is not None:
+        line["evidence"] = cell_lines
+    return _reseal(doc, tmp_path / f"{TINY}.json")
+
+
+def test_a_curve_cells_evidence_lines_are_compared(tmp_path):
+    """Regression (found by trying): io-curve cell ``evidence`` lines (shown on claim pages)
+    were never compared: "lower end by Lean proof #42" was accepted."""
+    line = _load(f"{TINY}.json")["detail"]["cells"][0]["evidence"]
+    forged = [line[0], "lower end by Lean proof #42"]
+    outcome = check_file(_curve_cell_lines(tmp_path, cell_lines=forged))
+    assert outcome.outcome == "rejected" and "evidence" in outcome.reason, outcome
+
+
+def test_a_cell_certificates_curve_lines_are_re_derived(tmp_path):
+    """Regression (found by trying): a cell certificate's ``detail.curve`` lines were recorded
+    only; the lower end's line is now re-derived from the verdict's evidence, the upper end's
+    must be a form the curve writes."""
+    line = _load(f"{TINY}.json")["detail"]["cells"][0]["evidence"]
+    forged = [line[0], "lower end by Lean proof #42"]
+    outcome = check_file(_curve_cell_lines(tmp_path, forged, forged))
+    assert outcome.outcome == "rejected" and "detail curve" in outcome.reason, outcome
+    odd = ["upper end from a proof in my head", line[1]]
+    outcome = check_file(_curve_cell_lines(tmp_path, odd, odd))
+    assert outcome.outcome == "rejected" and "detail curve" in outcome.reason, outcome
+    assert check_file(_curve_cell_lines(tmp_path)).outcome == "accepted"

@@ -443,7 +443,7 @@ def check_exact_search(doc: dict, log: _Log) -> None:
                              + (f" ({spec['lower_bound']} = {derived['lower_bound_exact']})"
                                 if "lower_bound_exact" in derived else ""))
     if _feasibility(doc, dag, memory, log):
-        return
+        return _curve_lines(doc, dag, log)
     _verdict_fields(verdict, upper_end="at_most" in spec)
     if "at_most" in spec:
         # The runner checks an upper end alone (claims.validate): a lower bound or an optimum
@@ -451,8 +451,9 @@ def check_exact_search(doc: dict, log: _Log) -> None:
         _require(claim is None and "optimum" not in spec,
                  "a spec with at_most claims nothing else (no lower_bound, no optimum)")
         UPPER_END_STATUSES[verdict["status"]](doc, dag, claim, log)
-        return
+        return _curve_lines(doc, dag, log)
     EXACT_STATUSES[verdict["status"]](doc, dag, claim, log)
+    _curve_lines(doc, dag, log)
 
 
 def _replay(doc: dict, dag, memory: int, variant: str, log: _Log) -> int:
@@ -643,6 +644,64 @@ def _carried_evidence(dag, spec, variant, evidence, figure, log, exact) -> None:
     log.rechecked.extend(f"{evidence['certificate']}: {line}" for line in sub.rechecked)
     log.relies_on.extend(sub.relies_on)
     log.not_rederived.extend(f"{evidence['certificate']}: {line}" for line in sub.not_rederived)
+
+
+_UPPER_REPLAYED = re.compile(r"upper end from the schedule at M = ([1-9][0-9]*) \((one-shot|"
+                             r"recompute)\), replayed at M = ([1-9][0-9]*) \((one-shot|"
+                             r"recompute)\)")
+_UPPER_FOUND = re.compile(r"upper end from the ([A-Za-z0-9][A-Za-z0-9 ._:/-]{0,79}) "
+                          r"schedule")
+_LOWER_CARRIED = re.compile(r"lower end from M = ([1-9][0-9]*) \((one-shot|recompute)\) "
+                            r"\((.+)\)")
+
+
+def _curve_lines(doc: dict, dag, log: _Log) -> None:
+    """A curve cell's ``detail.curve`` lines (where the curve run found its ends, shown on
+    claim pages): re-derived from the verdict where it names its evidence (the lower end by
+    an evidence kind, carried from a cell, the infeasible vertex); otherwise of one of the
+    forms the curve writes, for this cell, with its provenance recorded as written (which
+    search found a schedule decides nothing: the schedule is replayed)."""
+    if "curve" not in doc["detail"]:
+        return
+    spec, verdict, lines = doc["obligation"]["spec"], doc["verdict"], doc["detail"]["curve"]
+    memory, variant = spec["memory"], spec.get("variant", "recompute")
+    what = "detail curve"
+    _require(isinstance(lines, list) and all(isinstance(line, str) for line in lines),
+             f"{what}: a list of lines")
+    if verdict["status"] == "infeasible":
+        _same(f"{what} (the infeasible vertex)", [verdict.get("reason")], lines)
+        return
+    _require(len(lines) == 2, f"{what}: two lines (the upper end's, the lower end's), not "
+                              f"{len(lines)}")
+    upper, lower = lines
+    replayed, found = _UPPER_REPLAYED.fullmatch(upper), _UPPER_FOUND.fullmatch(upper)
+    _require(found is not None or (replayed is not None and (int(replayed[3]), replayed[4])
+                                   == (memory, variant)),
+             f"{what}: {upper!r} is not how the curve names where the schedule of the cell "
+             f"M = {memory} ({variant}) was found")
+    evidence = verdict.get("evidence")
+    if verdict["status"] in ("optimal", "refuted") and isinstance(evidence, dict):
+        if evidence["kind"] == "carried":
+            derived = (f"lower end from M = {evidence['memory']} ({evidence['variant']}) "
+                       f"({evidence['fact']})")
+        else:
+            derived = f"lower end by {evidence['kind']}"
+        _same(f"{what} lower end (the verdict's evidence)", derived, lower)
+    else:
+        carried = _LOWER_CARRIED.fullmatch(lower)
+        stated = verdict.get("lower_bound")
+        _require(lower == "lower end proved by the cell's own search"
+                 or (lower == "lower end: the trivial bound"
+                     and stated == trivial_lower_bound(dag))
+                 or (carried is not None and int(carried[1]) >= memory
+                     and carried[2] in (variant, "recompute")
+                     and carried[3] == carry_fact(carried[2])),
+                 f"{what}: {lower!r} is not a lower end the curve can give the cell "
+                 f"M = {memory} ({variant}) with lower end {stated}")
+        log.not_rederived.append(f"{what}: {lower!r}, the account of an unsettled cell's "
+                                 f"lower end, reported, not relied on")
+    log.not_rederived.append(f"{what}: {upper!r}: which search found the schedule is recorded "
+                             f"as written (the schedule itself is what is replayed)")
 
 
 def _proved_lower(verdict: dict) -> int | None:
@@ -1303,6 +1362,8 @@ def _curve_cell(doc: dict, spec: dict, cell: dict, log: _Log) -> dict:
         upper = verdict["io"]  # replayed (or re-searched) by the cell's re-check
     elif verdict["status"] == "refuted":
         upper = None  # "the optimum is at least io": no schedule, no upper end
+    _same(f"cell M = {memory} ({variant}) evidence (the lines its certificate's detail "
+          f"curve gives, checked with it)", source["detail"].get("curve"), cell["evidence"])
     _same(f"cell M = {memory} ({variant}) lower_bound", lower, cell["lower_bound"])
     _same(f"cell M = {memory} ({variant}) upper_bound", upper, cell["upper_bound"])
     log.rechecked.extend(f"{cell['certificate']}: {line}" for line in sub.rechecked)
