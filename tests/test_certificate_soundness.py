@@ -379,3 +379,22 @@ def test_a_cell_certificates_curve_lines_are_re_derived(tmp_path):
     outcome = check_file(_curve_cell_lines(tmp_path, odd, odd))
     assert outcome.outcome == "rejected" and "detail curve" in outcome.reason, outcome
     assert check_file(_curve_cell_lines(tmp_path)).outcome == "accepted"
+
+
+# --- F5: the claim block is not re-derived, and an accepted outcome says so -------------------
+
+def test_an_accepted_outcome_says_the_claims_prose_is_not_checked(tmp_path):
+    """Regression (found by trying): a resealed certificate's claim block (statement, source,
+    firmness) was accepted as written with nothing said: the re-check cannot re-derive it (it
+    does not import the claims layer), so every accepted outcome now lists it under "not
+    re-derived", once."""
+    from ioverify.certificate.recheck import CLAIM_PROSE
+
+    doc = _load(CONFRONT)
+    doc["claim"].update(statement="P = NP", source="a dream", firmness="paper")
+    outcome = check_file(_reseal(doc, tmp_path / "c.json"))
+    assert outcome.outcome == "accepted" and CLAIM_PROSE in outcome.not_rederived
+    _copy([p.name for p in SHIPPED.glob(f"{TINY}*.json")], tmp_path)
+    outcome = check_file(tmp_path / f"{TINY}.json")
+    assert outcome.outcome == "accepted"
+    assert [line for line in outcome.not_rederived if "prose" in line] == [CLAIM_PROSE]

@@ -31,7 +31,8 @@ status included:
 
 ``relies_on`` is computed from the evidence (``ioverify.certificate.format.relies_on``) and must equal
 the stated list.  Fields that record how a verdict was reached but decide nothing are not
-compared: ``seconds``, ``tools``, the claim's prose, ``heavy``, and the budgets, state counts,
+compared: ``seconds``, ``tools``, the claim's prose (said under "not re-derived" on every
+accepted outcome: this module cannot re-derive it), ``heavy``, and the budgets, state counts,
 solver back end, automorphism count and lemma name (``EVIDENCE_FIELDS``, "recorded only");
 every other field is, and a field this module does not know is rejected.  Any disagreement raises ``CertificateRejected`` naming the field and both values.
 
@@ -115,6 +116,12 @@ EVIDENCE_FIELDS = {
     "carried": ({"memory", "variant", "bound", "fact", "certificate", "digest"}, set()),
 }
 
+# The re-check does not import the claims layer, so it cannot re-derive the claim block: said
+# on every accepted certificate.
+CLAIM_PROSE = ("the claim's prose (title, statement, source, firmness and its other fields but "
+               "the id) is recorded as written, not checked: the obligation is what was "
+               "re-checked")
+
 COUNTING = "counting inputs and sinks"  # the partition search's name for the counting bound
 DAG_FILE = "dag-file"  # the family of a certificate ``pebble --proof`` writes: a DAG from a file
 
@@ -186,6 +193,8 @@ def check(doc: dict, folder: str | Path | None = None, seen: tuple[str, ...] = (
     CHECKERS[ob["kind"]](doc, log)
     _same("relies_on (from the verdict's evidence)", relies_on_of(doc["verdict"]),
           doc["relies_on"])
+    if len(seen) <= 1:  # once, for the certificate checked (not again for each it names)
+        log.not_rederived.append(CLAIM_PROSE)
     return Recheck(doc["verdict"]["status"], tuple(log.rechecked), tuple(log.relies_on),
                    tuple(log.not_rederived))
 
