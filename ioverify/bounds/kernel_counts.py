@@ -9,6 +9,8 @@ need only ceilings.  ``STATED_COUNTS`` keeps the [derived] forms that docs/theor
 
 from __future__ import annotations
 
+import numbers
+
 import sympy as sp
 from ioverify.errors import InvalidArgument
 
@@ -62,6 +64,9 @@ def evaluate(name, sizes: dict, blocks: dict) -> int:
         values = {SIZE_SYMBOLS[key]: v for key, v in sizes.items() if key in SIZE_SYMBOLS}
         values.update({BLOCK_SYMBOLS[key]: v for key, v in blocks.items()
                        if key in BLOCK_SYMBOLS})
+    for symbol, given in values.items():  # never text: SymPy's subs would evaluate it
+        if isinstance(given, bool) or not isinstance(given, (numbers.Integral, sp.Integer)):
+            raise InvalidArgument(f"count of {name!r}: {symbol} = {given!r} is not an integer")
     value = expr.subs(values)
     if not value.is_Integer:
         raise ValueError(f"count of {name!r} did not evaluate to an integer: {value}")

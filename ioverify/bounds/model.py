@@ -187,16 +187,23 @@ def describe(condition: sympy.Basic) -> str:
 
 
 def _to_sympy(bound_id: str, name: str, value) -> sympy.Expr:
-    if isinstance(value, bool) or not isinstance(value, (Number, sympy.Basic, str)):
+    """A parameter value as SymPy: a number (int, Fraction, float) or a SymPy number built by
+    the caller, never text (``sympy.sympify`` of text evaluates Python, and parameters come
+    from obligations, so from files anyone can write)."""
+    if isinstance(value, bool) or not isinstance(value, (Number, sympy.Basic)):
         raise InvalidArgument(f"bound {bound_id!r}: parameter {name} must be a number, "
                               f"got {value!r}")
     try:
+        if isinstance(value, sympy.Basic):
+            return value
         if isinstance(value, Fraction):
             return sympy.Rational(value.numerator, value.denominator)
         if isinstance(value, float):
             return sympy.Rational(str(value))
-        return sympy.sympify(value, rational=True)
-    except (sympy.SympifyError, TypeError, ValueError):
+        if isinstance(value, int):
+            return sympy.Integer(value)
+        return sympy.Rational(str(value))
+    except (TypeError, ValueError):
         raise InvalidArgument(f"bound {bound_id!r}: parameter {name} must be a number, "
                               f"got {value!r}") from None
 

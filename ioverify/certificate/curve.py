@@ -131,8 +131,13 @@ def cell_lower(verdict: dict):
 
 
 def cell_upper(verdict: dict):
-    if verdict["status"] in ("optimal", "refuted"):
+    """An optimum's io; a refutation's io only when it states the optimum (a schedule attains
+    it, or no evidence: a search settled it), not when it shows "at least io" alone."""
+    if verdict["status"] == "optimal":
         return verdict.get("io")
+    if verdict["status"] == "refuted":
+        settled = verdict.get("schedule") is not None or verdict.get("evidence") is None
+        return verdict.get("io") if settled else None
     return verdict.get("upper_bound")
 
 

@@ -31,7 +31,8 @@ status included:
 
 ``relies_on`` is computed from the evidence (``ioverify.certificate.format.relies_on``) and must equal
 the stated list.  Fields that record how a verdict was reached but decide nothing are not
-compared: ``seconds``, ``tools``, the claim's prose, ``heavy``, and the budgets, state counts,
+compared: ``seconds``, ``tools``, the claim's prose (said under "not re-derived" on every
+accepted outcome: this module cannot re-derive it), ``heavy``, and the budgets, state counts,
 solver back end, automorphism count and lemma name (``EVIDENCE_FIELDS``, "recorded only");
 every other field is, and a field this module does not know is rejected.  Any disagreement raises ``CertificateRejected`` naming the field and both values.
 
@@ -115,6 +116,12 @@ EVIDENCE_FIELDS = {
     "carried": ({"memory", "variant", "bound", "fact", "certificate", "digest"}, set()),
 }
 
+# The re-check does not import the claims layer, so it cannot re-derive the claim block: said
+# on every accepted certificate.
+CLAIM_PROSE = ("the claim's prose (title, statement, source, firmness and its other fields but "
+               "the id) is recorded as written, not checked: the obligation is what was "
+               "re-checked")
+
 COUNTING = "counting inputs and sinks"  # the partition search's name for the counting bound
 DAG_FILE = "dag-file"  # the family of a certificate ``pebble --proof`` writes: a DAG from a file
 
@@ -186,6 +193,8 @@ def check(doc: dict, folder: str | Path | None = None, seen: tuple[str, ...] = (
     CHECKERS[ob["kind"]](doc, log)
     _same("relies_on (from the verdict's evidence)", relies_on_of(doc["verdict"]),
           doc["relies_on"])
+    if len(seen) <= 1:  # once, for the certificate checked (not again for each it names)
+        log.not_rederived.append(CLAIM_PROSE)
     return Recheck(doc["verdict"]["status"], tuple(log.rechecked), tuple(log.relies_on),
                    tuple(log.not_rederived))
 
@@ -443,7 +452,7 @@ def check_exact_search(doc: dict, log: _Log) -> None:
                              + (f" ({spec['lower_bound']} = {derived['lower_bound_exact']})"
                                 if "lower_bound_exact" in derived else ""))
     if _feasibility(doc, dag, memory, log):
-        return
+        return _curve_lines(doc, dag, log)
     _verdict_fields(verdict, upper_end="at_most" in spec)
     if "at_most" in spec:
         # The runner checks an upper end alone (claims.validate): a lower bound or an optimum
@@ -451,8 +460,9 @@ def check_exact_search(doc: dict, log: _Log) -> None:
         _require(claim is None and "optimum" not in spec,
                  "a spec with at_most claims nothing else (no lower_bound, no optimum)")
         UPPER_END_STATUSES[verdict["status"]](doc, dag, claim, log)
-        return
+        return _curve_lines(doc, dag, log)
     EXACT_STATUSES[verdict["status"]](doc, dag, claim, log)
+    _curve_lines(doc, dag, log)
 
 
 def _replay(doc: dict, dag, memory: int, variant: str, log: _Log) -> int:
@@ -645,12 +655,71 @@ def _carried_evidence(dag, spec, variant, evidence, figure, log, exact) -> None:
     log.not_rederived.extend(f"{evidence['certificate']}: {line}" for line in sub.not_rederived)
 
 
+_UPPER_REPLAYED = re.compile(r"upper end from the schedule at M = ([1-9][0-9]*) \((one-shot|"
+                             r"recompute)\), replayed at M = ([1-9][0-9]*) \((one-shot|"
+                             r"recompute)\)")
+_UPPER_FOUND = re.compile(r"upper end from the ([A-Za-z0-9][A-Za-z0-9 ._:/-]{0,79}) "
+                          r"schedule")
+_LOWER_CARRIED = re.compile(r"lower end from M = ([1-9][0-9]*) \((one-shot|recompute)\) "
+                            r"\((.+)\)")
+
+
+def _curve_lines(doc: dict, dag, log: _Log) -> None:
+    """A curve cell's ``detail.curve`` lines (where the curve run found its ends, shown on
+    claim pages): re-derived from the verdict where it names its evidence (the lower end by
+    an evidence kind, carried from a cell, the infeasible vertex); otherwise of one of the
+    forms the curve writes, for this cell, with its provenance recorded as written (which
+    search found a schedule decides nothing: the schedule is replayed)."""
+    if "curve" not in doc["detail"]:
+        return
+    spec, verdict, lines = doc["obligation"]["spec"], doc["verdict"], doc["detail"]["curve"]
+    memory, variant = spec["memory"], spec.get("variant", "recompute")
+    what = "detail curve"
+    _require(isinstance(lines, list) and all(isinstance(line, str) for line in lines),
+             f"{what}: a list of lines")
+    if verdict["status"] == "infeasible":
+        _same(f"{what} (the infeasible vertex)", [verdict.get("reason")], lines)
+        return
+    _require(len(lines) == 2, f"{what}: two lines (the upper end's, the lower end's), not "
+                              f"{len(lines)}")
+    upper, lower = lines
+    replayed, found = _UPPER_REPLAYED.fullmatch(upper), _UPPER_FOUND.fullmatch(upper)
+    _require(found is not None or (replayed is not None and (int(replayed[3]), replayed[4])
+                                   == (memory, variant)),
+             f"{what}: {upper!r} is not how the curve names where the schedule of the cell "
+             f"M = {memory} ({variant}) was found")
+    evidence = verdict.get("evidence")
+    if verdict["status"] in ("optimal", "refuted") and isinstance(evidence, dict):
+        if evidence["kind"] == "carried":
+            derived = (f"lower end from M = {evidence['memory']} ({evidence['variant']}) "
+                       f"({evidence['fact']})")
+        else:
+            derived = f"lower end by {evidence['kind']}"
+        _same(f"{what} lower end (the verdict's evidence)", derived, lower)
+    else:
+        carried = _LOWER_CARRIED.fullmatch(lower)
+        stated = verdict.get("lower_bound")
+        _require(lower == "lower end proved by the cell's own search"
+                 or (lower == "lower end: the trivial bound"
+                     and stated == trivial_lower_bound(dag))
+                 or (carried is not None and int(carried[1]) >= memory
+                     and carried[2] in (variant, "recompute")
+                     and carried[3] == carry_fact(carried[2])),
+                 f"{what}: {lower!r} is not a lower end the curve can give the cell "
+                 f"M = {memory} ({variant}) with lower end {stated}")
+        log.not_rederived.append(f"{what}: {lower!r}, the account of an unsettled cell's "
+                                 f"lower end, reported, not relied on")
+    log.not_rederived.append(f"{what}: {upper!r}: which search found the schedule is recorded "
+                             f"as written (the schedule itself is what is replayed)")
+
+
 def _proved_lower(verdict: dict) -> int | None:
-    """The lower bound a re-checked exact-search verdict proves: an optimum, a verified bound."""
+    """The lower bound a re-checked exact-search verdict proves: an optimum, a verified bound
+    (an attained upper end, verified with ``at_most``, proves none)."""
     if verdict["status"] == "optimal":
         return verdict["io"]
     if verdict["status"] == "verified":
-        return verdict["bound"]
+        return verdict.get("bound")
     return None
 
 
@@ -789,24 +858,36 @@ def _exact_refuted(doc: dict, dag, claim, log: _Log) -> None:
     expected = spec["optimum"]
     _same("verdict claim (the spec's expected optimum)", expected, verdict["claim"])
     _require(io != expected, f"status 'refuted', but io {io} is the expected optimum")
-    reason = re.fullmatch(rf"the optimum is {io}, not {expected} \((.+)\)", verdict["reason"])
+    evidence = verdict["evidence"]
+    # The optimum itself is stated only when it is shown from both sides: a schedule replayed
+    # at io (or, without evidence, the exhaustive search re-run to the optimum); evidence alone
+    # shows the lower end, "the optimum is at least io", and no upper end.
+    settled = io < expected or "schedule" in witness or evidence is None
+    stated = "the optimum is" if settled else "the optimum is at least"
+    reason = re.fullmatch(rf"{stated} {io}, not {expected} \((.+)\)", verdict["reason"])
     _require(reason is not None and reason.group(1) in EVIDENCE_KINDS,
-             f"verdict reason: the re-check derives 'the optimum is {io}, not {expected} "
-             f"(EVIDENCE)', the certificate says {verdict['reason']!r}")
+             f"verdict reason: the re-check derives '{stated} {io}, not {expected} "
+             f"(EVIDENCE)'" + ("" if settled else " (no schedule is carried, so no upper end "
+                                                  "is shown)")
+             + f", the certificate says {verdict['reason']!r}")
     if io < expected:
         _require("schedule" in witness, f"an optimum {io} below the expected {expected} must "
                                         f"carry its schedule")
         _same("verdict io (the witness schedule's replayed I/O)",
               _replay(doc, dag, spec["memory"], verdict["variant"], log), io)
-    else:
-        _require("schedule" not in witness, "an optimum above the expected one carries no "
-                                            "schedule")
-    evidence = verdict["evidence"]
     if evidence is None:
         _optimum_by_search(dag, spec["memory"], verdict["variant"], io, log)
-        return
-    _same("verdict reason's evidence kind", evidence["kind"], reason.group(1))
-    _lower_end(dag, spec["memory"], verdict["variant"], evidence, io, log, exact=True, spec=spec)
+    else:
+        _same("verdict reason's evidence kind", evidence["kind"], reason.group(1))
+        _lower_end(dag, spec["memory"], verdict["variant"], evidence, io, log, exact=True,
+                   spec=spec)
+    if io > expected and "schedule" in witness:
+        _same("verdict io (the witness schedule's replayed I/O)",
+              _replay(doc, dag, spec["memory"], verdict["variant"], log), io)
+    elif io > expected and evidence is not None:
+        log.rechecked.append(f"refutation re-derived: every schedule costs at least {io} > "
+                             f"the expected optimum {expected} (no schedule carried: the "
+                             f"optimum's upper end is not stated)")
 
 
 def _beats_claim(doc: dict, dag, claim: int, log: _Log, found_optimum: bool) -> None:
@@ -1238,8 +1319,17 @@ def check_io_curve(doc: dict, log: _Log) -> None:
     _known_fields("obligation spec", spec, {"family", "params", "memory_range", "variants"},
                   {"optima"})
     lo, hi = spec["memory_range"]
+    if type(lo) is not int or type(hi) is not int or lo > hi:
+        raise InvalidFormat(f"obligation spec memory_range {_show(spec['memory_range'])}: two "
+                            f"integers lo <= hi")
     keys = [(m, v) for m in range(lo, hi + 1) for v in ("one-shot", "recompute")
             if v in spec["variants"]]
+    consumed = {(str(m), v) for m, v in keys}
+    stray = sorted((v, m) for v, by_m in spec.get("optima", {}).items() for m in by_m
+                   if (m, v) not in consumed)
+    _require(not stray, f"obligation spec optima: an expected optimum no cell checks "
+                        f"({stray[0][0]}, M = {stray[0][1]!r}): the curve's cells are M = "
+                        f"{lo}..{hi} in {', '.join(spec['variants'])}" if stray else "")
     _require(isinstance(detail.get("cells"), list) and
              [(c.get("memory"), c.get("variant")) for c in detail["cells"]] == keys,
              f"detail cells: the curve's cells are {keys}, in this order")
@@ -1254,6 +1344,7 @@ def check_io_curve(doc: dict, log: _Log) -> None:
         verdict = _curve_cell(doc, spec, cell, log)
         if worst is None or SEVERITY[verdict["status"]] > SEVERITY[worst["status"]]:
             worst = verdict
+    _curve_consistent(detail["cells"])
     _same("verdict (the worst cell's, as its certificate states it)", worst, doc["verdict"])
     log.rechecked.append(f"{len(keys)} cells re-checked with their certificates; the verdict "
                          f"is the worst cell's ({worst['status']})")
@@ -1274,14 +1365,37 @@ def _curve_cell(doc: dict, spec: dict, cell: dict, log: _Log) -> dict:
     verdict = source["verdict"]
     _same(f"cell M = {memory} ({variant}) status", verdict["status"], cell["status"])
     lower = verdict["io"] if verdict["status"] == "optimal" else verdict.get("lower_bound")
-    upper = (verdict.get("io") if verdict["status"] in ("optimal", "refuted")
-             else verdict.get("upper_bound"))
+    upper = verdict.get("upper_bound")
+    if verdict["status"] == "optimal" or (verdict["status"] == "refuted" and (
+            "schedule" in source["witness"] or verdict.get("evidence") is None)):
+        upper = verdict["io"]  # replayed (or re-searched) by the cell's re-check
+    elif verdict["status"] == "refuted":
+        upper = None  # "the optimum is at least io": no schedule, no upper end
+    _same(f"cell M = {memory} ({variant}) evidence (the lines its certificate's detail "
+          f"curve gives, checked with it)", source["detail"].get("curve"), cell["evidence"])
     _same(f"cell M = {memory} ({variant}) lower_bound", lower, cell["lower_bound"])
     _same(f"cell M = {memory} ({variant}) upper_bound", upper, cell["upper_bound"])
     log.rechecked.extend(f"{cell['certificate']}: {line}" for line in sub.rechecked)
     log.relies_on.extend(r for r in sub.relies_on if r not in log.relies_on)
     log.not_rederived.extend(f"{cell['certificate']}: {line}" for line in sub.not_rederived)
     return verdict
+
+
+def _curve_consistent(cells: list[dict]) -> None:
+    """Across cells (each already re-checked): the optimum is non-increasing in M and one-shot's
+    is at least recompute's (docs/theory.md), so a cell's upper end is never below a lower end
+    another cell proves at a larger or equal M, in its variant or in recompute."""
+    for low in cells:
+        for high in cells:
+            if low["lower_bound"] is None or high["upper_bound"] is None:
+                continue
+            if high["memory"] <= low["memory"] and low["variant"] in (high["variant"],
+                                                                       "recompute"):
+                _require(high["upper_bound"] >= low["lower_bound"],
+                         f"cell M = {high['memory']} ({high['variant']}) upper end "
+                         f"{high['upper_bound']} is below the lower end {low['lower_bound']} "
+                         f"of the cell M = {low['memory']} ({low['variant']}): the optimum "
+                         f"is non-increasing in M and one-shot's is at least recompute's")
 
 
 def _named_certificate(name, stated_digest: str, log: _Log) -> dict:

@@ -13,7 +13,7 @@ bound prints its shape's value, labelled as such (it is not a number of transfer
 from __future__ import annotations
 
 from ioverify.cli.common import print_json
-from ioverify.errors import EXIT_OK
+from ioverify.errors import EXIT_OK, InvalidArgument
 
 # --name on the command line -> parameter of the formulas (--memory is M)
 ALIASES = {"memory": "M"}
@@ -130,11 +130,19 @@ def _eval(args) -> int:
 
 
 def _number(text: str):
-    """An integer when the text is one, else the text itself (the record checks it)."""
+    """An integer when the text is one, else an exact fraction (``1/2``, ``0.5``): the text is
+    never evaluated as an expression."""
+    from fractions import Fraction
+
     try:
         return int(text)
     except ValueError:
-        return text
+        pass
+    try:
+        return Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise InvalidArgument(f"parameter value {text!r} is not a number (an integer, a "
+                              f"decimal or a fraction p/q)") from None
 
 
 def _facts(args) -> int:

@@ -319,6 +319,14 @@ def plan_spec(spec, *, memory: int, literal_blocks: bool = False, **sizes) -> tu
     """``plan`` for a ``KernelSpec`` that need not be in the registry."""
     check_memory(memory)
     given = sizes.pop("blocks", None)
+    if given is not None and literal_blocks:
+        raise InvalidArgument(f"kernel {spec.name!r}: blocks and literal_blocks together (the "
+                              f"given blocks would override the literal ones): give one")
+    if given is not None and (not isinstance(given, dict) or not given or any(
+            isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1
+            for v in given.values())):
+        raise InvalidArgument(f"kernel {spec.name!r}: blocks must map block names to positive "
+                              f"integers, got {given!r}")
     parsed = check_sizes(spec, sizes)
     blocks = dict(given) if given else spec.plan(spec, parsed, memory, literal_blocks)
     return spec, parsed, blocks
