@@ -222,3 +222,26 @@ def test_greedy_and_pebble_refuse_a_wrong_dag_or_an_infeasible_memory():
         best_greedy_schedule(dag, 2)  # was IndexError
     with pytest.raises(InvalidArgument, match="dag must be an ioverify DAG, got list"):
         pebble([], 3)  # was AttributeError
+
+
+def test_a_vertex_no_output_needs_makes_no_m_infeasible(tmp_path, capsys):
+    """Regression (found by trying): d = f(a, c), which no output needs, made M = 2 "infeasible"
+    ("vertex 'd' has in-degree 2 and needs M >= 3") while load a, compute b, store b wins the
+    game there at 2 I/O; only the vertices some output needs count."""
+    from ioverify.cli import main
+    from ioverify.game.rules import infeasibility
+
+    dag = DAG.from_edges(["a", "c", "b", "d"], [("a", "b"), ("a", "d"), ("c", "d")], ["b"])
+    assert dag.min_memory == 2 and infeasibility(dag, 2) is None
+    assert "vertex 'b' has in-degree 1" in infeasibility(dag, 1)
+    at = dag.index
+    win = Schedule.from_moves([("load", at["a"]), ("compute", at["b"]), ("store", at["b"])])
+    assert replay(dag, win, 2).ok
+    path = tmp_path / "unneeded.json"
+    path.write_text(json.dumps({"format": "ioverify-dag", "version": 1,
+                                "nodes": ["a", "c", "b", "d"],
+                                "edges": [["a", "b"], ["a", "d"], ["c", "d"]],
+                                "outputs": ["b"]}))
+    for variant in ("one-shot", "recompute"):
+        assert main(["pebble", str(path), "-M", "2", "--variant", variant]) == 0
+        assert capsys.readouterr().out.startswith("optimal: optimum 2")

@@ -126,9 +126,10 @@ class DAG:
 
     @property
     def min_memory(self) -> int:
-        """The smallest feasible M: a compute needs every predecessor red plus the new pebble, and a
-        load or store needs one red pebble."""
-        return max(1, max((len(ps) + 1 for ps in self.preds if ps), default=1))
+        """The smallest feasible M: a compute of a vertex some output needs (``useful``) needs
+        every predecessor red plus the new pebble, and a load or store needs one red pebble."""
+        return max(1, max((len(self.preds[v]) + 1 for v in self.useful if self.preds[v]),
+                          default=1))
 
     def vertex(self, name: str) -> int:
         try:

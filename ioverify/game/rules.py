@@ -11,8 +11,8 @@ memory).  Start: blue on every input, no red.  Goal: blue on every output.
 
 Moves that would change nothing are illegal, so schedules stay canonical.  Variants are records
 (``Variant``, registered in ``VARIANTS``): ``recompute`` (Hong-Kung's own, the default) and
-``one-shot`` (every non-input vertex is computed exactly once; "at most once" is the rule a replay
-checks, and a complete schedule computes every vertex it needs).  Each component names the
+``one-shot`` (each non-input vertex is computed at most once, the rule a replay checks; a complete
+schedule computes every vertex it needs, so those exactly once).  Each component names the
 variants it implements and refuses any other with ``UnsupportedVariant`` (``require_variant``), so
 a new record (the partial-computation game, say) is refused everywhere until it is taught:
 first the replayer, then the searches and encodings.
@@ -63,7 +63,7 @@ class Variant:
 RECOMPUTE = Variant("recompute", at_most_once=False,
                     summary="Hong-Kung's own: a vertex may be computed any number of times")
 ONE_SHOT = Variant("one-shot", at_most_once=True,
-                   summary="every non-input vertex is computed exactly once")
+                   summary="each non-input vertex is computed at most once")
 
 # The registered variants, by name.  A record added here is refused by every component until it
 # is added to that component's IMPLEMENTED set (and taught its rules).
@@ -119,8 +119,12 @@ def check_dag(dag) -> DAG:
 
 
 def infeasibility(dag: DAG, memory: int) -> str | None:
-    """Why no schedule exists with ``memory`` red pebbles, naming the vertex; None if feasible."""
-    for v, ps in enumerate(dag.preds):
+    """Why no schedule exists with ``memory`` red pebbles, naming the vertex; None if feasible.
+    Only the vertices some output needs (``DAG.useful``) count: a schedule never has to
+    compute another one (dropping every move on it keeps a schedule legal and complete)."""
+    preds = dag.preds
+    for v in dag.useful:
+        ps = preds[v]
         if ps and len(ps) + 1 > memory:
             return (f"vertex {dag.names[v]!r} has in-degree {len(ps)} and needs M >= "
                     f"{len(ps) + 1} red pebbles, but M = {memory}")
