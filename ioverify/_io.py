@@ -46,11 +46,20 @@ def writable(path: str) -> Path:
 
 def writable_folder(path: str, what: str) -> Path:
     """``path`` as a Path, if ``what`` (certificates, pages) can be written into it: it is a
-    folder or does not exist yet (it is made then); InvalidArgument (one line) if it is a
-    file.  Checked before a command works, like ``writable``."""
+    folder or does not exist yet (it is made then); InvalidArgument (one line) if it or the
+    nearest existing folder above it is a file, or that folder is not writable.  Checked before a command works, like ``writable``."""
     folder = Path(path)
     if folder.exists() and not folder.is_dir():
         raise InvalidArgument(f"cannot write {what} into {path!r}: it is a file, not a folder")
+    above = folder.absolute()
+    while not above.exists():  # the nearest existing folder above, where it would be made
+        above = above.parent
+    if not above.is_dir():
+        raise InvalidArgument(f"cannot write {what} into {path!r}: {str(above)!r} is a file, "
+                              f"not a folder")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise InvalidArgument(f"cannot write {what} into {path!r}: {str(above)!r} is not "
+                              f"writable")
     return folder
 
 

@@ -181,12 +181,21 @@ OPTIONS = (
 )
 
 
+# The features per row the traced kernel lists at most (its planner's dry runs walk them all, in
+# calls that cannot stop for a signal: d = 64 at degree 20 filled 12 GB before any answer).
+MAX_FEATURES = 100_000
+
+
 def plan(spec, sizes: dict, memory: int, literal: bool) -> dict:
     """Rows per block b and features per pass f: for each b in 1, 2, 4, ... <= n the largest f
     that fits (f = r when the whole table fits), keeping the pair of least I/O."""
     if literal:
         raise InvalidArgument(f"kernel {spec.name!r} has no literal block sizes")
     r = rank(sizes["d"], sizes["degree"])
+    if r > MAX_FEATURES:
+        raise InvalidArgument(f"kernel {spec.name!r}: d = {sizes['d']} and degree "
+                              f"{sizes['degree']} give {r:,} features per row, more than the "
+                              f"{MAX_FEATURES:,} the traced kernel lists")
     best = None
     b = 1
     while True:

@@ -366,3 +366,68 @@ def test_check_refuses_a_file_for_its_output_folders_before_it_works(tmp_path, m
     err = capsys.readouterr().err
     assert f"cannot write {what} into" in err and "it is a file, not a folder" in err
     assert not ran and len(err.strip().splitlines()) == 1
+
+
+# --- found by trying as a new user (2026-12-01) -------------------------------------------------
+
+def _mm_dag(tmp_path):
+    path = tmp_path / "mm.json"
+    assert main(["dag", "matmul", "--m", "2", "--k", "2", "--n", "2", "-o", str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize("argv, phrase", [
+    (["kernel", "polynomial-forward", "--n", "16", "--d", "64", "--memory", "200", "--degree",
+      "20"], "features per row, more than the 100,000 the traced kernel lists"),
+    (["bounds", "eval", "saha-ye-thm3.1", "--n", "1e5000", "--d", "2", "--memory", "4"],
+     "is not a number of at most 1000 digits"),
+    (["pebble", "{dag}", "-M", "3..5000", "--timeout", "5"],
+     "has 4998 values of M, more than the 256 a curve takes"),
+    (["pebble", "{dag}", "-M", "3..4", "--proof", "pr"],
+     "--proof applies to a single M and variant only"),
+    (["pebble", "{dag}", "-M", "3..4", "--certificates", "{dag}/c"], "is a file, not a folder"),
+    (["pebble", "{dag}", "-M", "4", "--proof", "{dag}/p"], "is a file, not a folder"),
+    (["docs", "--docs", "{dag}/d", "--only", "bounds.md"], "is a file, not a folder"),
+])
+def test_odd_input_a_new_user_tried_is_one_line(tmp_path, monkeypatch, capsys, argv, phrase):
+    """Regression (found by trying): each of these was a runaway (12 GB for the kernel's
+    features, minutes past --timeout for the range), an internal error (1e5000; folders under
+    a file), or an option silently ignored (--proof on a curve)."""
+    monkeypatch.chdir(tmp_path)
+    dag = str(_mm_dag(tmp_path))
+    assert _exit_of([a.replace("{dag}", dag) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert phrase in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_timeout_past_what_a_thread_waits_is_not_an_internal_error(tmp_path, capsys):
+    """Regression (found by trying): --timeout 1e10 ended in OverflowError (a thread's join)."""
+    dag = str(_mm_dag(tmp_path))
+    assert main(["pebble", dag, "-M", "4", "--timeout", "1e10"]) == 0
+    assert capsys.readouterr().out.startswith("optimal")
+
+
+def test_bounds_eval_json_of_a_lower_bound(capsys):
+    """Regression (found by trying): --json failed on a SymPy boolean (exit 4)."""
+    assert main(["bounds", "eval", "attention-forward-explicit-large", "--n", "1024", "--d",
+                 "64", "--memory", "16384", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["vacuous"] is False
+
+
+def test_a_claim_file_that_exits_while_loading_is_bad_input(tmp_path, capsys):
+    """Regression (found by trying): raise SystemExit(0) in a claim file made `check` exit 0,
+    which reads "all verified", with nothing checked."""
+    claims = tmp_path / "exits.py"
+    claims.write_text("raise SystemExit(0)\n")
+    assert main(["check", str(claims), "--certificates", str(tmp_path / "c"), "--docs",
+                 str(tmp_path / "p"), "-q"]) == 2
+    assert "the file exits while it is loaded" in capsys.readouterr().err
+
+
+def test_a_scheduler_without_a_port_is_bad_input(tmp_path, capsys):
+    """Regression (found by trying): Dask's ValueError ("missing port number") was exit 4."""
+    pytest.importorskip("distributed")
+    dag = str(_mm_dag(tmp_path))
+    assert main(["pebble", dag, "-M", "3..4", "--scheduler", "nonsense"]) == 2
+    assert "is not a scheduler address (tcp://HOST:PORT)" in capsys.readouterr().err

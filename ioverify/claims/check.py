@@ -145,6 +145,9 @@ def dask_client(address: str):
         return Client(address, timeout="10s")
     except OSError as error:
         raise InvalidArgument(f"cannot reach the Dask scheduler at {address!r}: {error}") from None
+    except ValueError as error:  # e.g. "missing port number": not an address at all
+        raise InvalidArgument(f"--scheduler {address!r} is not a scheduler address "
+                              f"(tcp://HOST:PORT): {error}") from None
 
 
 def check_claims(claims: Iterable[Claim], budget: Budget = Budget(), jobs: int = 1,

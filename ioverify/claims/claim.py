@@ -256,6 +256,9 @@ def load_file(path: str | Path) -> list[Claim]:
     except Exception as error:  # a user's file: report its error on one line
         raise InvalidArgument(f"{path}: cannot load claims: {type(error).__name__}: "
                               f"{error}") from None
+    except SystemExit as error:  # exit 0 would read as "all verified"
+        raise InvalidArgument(f"{path}: cannot load claims: the file exits while it is "
+                              f"loaded (SystemExit({error.code!r}))") from None
     claims = getattr(module, "CLAIMS", None)
     if not isinstance(claims, (list, tuple)) or not all(isinstance(c, Claim) for c in claims):
         raise InvalidArgument(f"{path}: a claim file must define CLAIMS, a list of Claim")

@@ -118,7 +118,7 @@ def _eval(args) -> int:
         value = bound.evaluate(**params)
         label = {"lower": "lower bound", "upper": "upper bound", "exact": "exact count",
                  "tight": "value"}[bound.kind]
-    vacuous = bound.kind == "lower" and not bound.asymptotic and value <= 0
+    vacuous = bool(bound.kind == "lower" and not bound.asymptotic and value <= 0)
     if args.json:
         print_json({"id": bound.id, "params": {k: str(v) for k, v in params.items()},
                     "value": str(value), "asymptotic": bound.asymptotic, "kind": bound.kind,
@@ -129,20 +129,30 @@ def _eval(args) -> int:
     return EXIT_OK
 
 
+MAX_DIGITS = 1000  # of a parameter value: 1e5000 ended in an internal error (a 4,300-digit cap)
+
+
 def _number(text: str):
     """An integer when the text is one, else an exact fraction (``1/2``, ``0.5``): the text is
     never evaluated as an expression."""
     from fractions import Fraction
 
+    if len(text) > MAX_DIGITS:
+        raise InvalidArgument(f"parameter value {text[:20]}... has more than {MAX_DIGITS} "
+                              f"characters")
     try:
         return int(text)
     except ValueError:
         pass
     try:
-        return Fraction(text.strip())
+        value = Fraction(text.strip())
+        if max(abs(value.numerator), value.denominator).bit_length() > 4 * MAX_DIGITS:
+            raise ValueError
+        return value
     except (ValueError, ZeroDivisionError):
-        raise InvalidArgument(f"parameter value {text!r} is not a number (an integer, a "
-                              f"decimal or a fraction p/q)") from None
+        raise InvalidArgument(f"parameter value {text!r} is not a number of at most "
+                              f"{MAX_DIGITS} digits (an integer, a decimal or a fraction "
+                              f"p/q)") from None
 
 
 def _facts(args) -> int:

@@ -10,16 +10,20 @@ the structure is validated against the shipped JSON Schema, the instance rebuilt
 obligation's spec, feasibility recomputed, witness schedules replayed, partitions re-checked,
 exhaustive searches re-run, clausal proofs re-encoded and their LRAT proofs checked (the files
 beside the certificate), kernels re-run and re-certified, symbolic facts re-proved, and every
-field the certificate states (its status included) compared with what was derived. Z3 is needed
+field that decides anything (its status included) compared with what was derived; fields that
+only record how a verdict was reached (seconds, budgets, state counts of a search re-run here,
+the lemma's name, the claim's prose) are recorded, not compared, and the output says which.
+Nothing in a certificate is evaluated as code. Z3 is needed
 only to re-prove symbolic facts whose proof uses it. Every file is checked, whatever the others
 give.
 
 outcome per file, and the exit code (the worst over all files):
-  accepted        0  everything the certificate states was re-derived (or is listed under
-                     "relies on")
+  accepted        0  everything that decides the verdict was re-derived (resting only on the
+                     lemmas listed under "relies on")
   rejected        1  a stated field differs from the re-derived one, or cannot be re-derived
   malformed       2  not a readable ioverify-certificate (one line names the field)
-  not re-checked  3  cannot be re-derived here (a Z3 proof without Z3)
+  not re-checked  3  cannot be re-derived here (a Z3 proof without Z3, a solver's unsat
+                     the capped re-search cannot reproduce)
   internal error  4  a bug in ioverify
 order of severity: internal error, rejected, malformed, not re-checked, accepted."""
 

@@ -117,7 +117,7 @@ def read_dag_within(path: str, start: float, timeout: float | None):
 
     reader = threading.Thread(target=read, name=ABANDONED_READER, daemon=True)
     reader.start()
-    reader.join(max(0.0, start + timeout - time.monotonic()))
+    reader.join(min(threading.TIMEOUT_MAX, max(0.0, start + timeout - time.monotonic())))
     if reader.is_alive():
         return None
     if "error" in result:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ioverify.cli.common import positive_int, print_json
+from ioverify.cli.common import positive_int, print_json, read_dag_within
+from ioverify.errors import EXIT_UNKNOWN
 
 
 def add_curve_arguments(p) -> None:
@@ -42,6 +43,7 @@ def is_curve(args, memories: list[int]) -> bool:
     single_only = {"--claim-lower-bound": args.claim_lower_bound,
                    "--claim-upper-end": args.claim_upper_end,
                    "--schedule-out": args.schedule_out,
+                   "--proof": args.proof,
                    "--method": None if args.method == "auto" else args.method}
     curve_only = {"--plot": args.plot, "--certificates": args.certificates,
                   "--scheduler": args.scheduler}
@@ -69,7 +71,6 @@ def _check_outputs(args) -> None:
 
 
 def curve_command(args, memories: list[int], variant: str, progress) -> int:
-    from ioverify.dag.jsonio import read_dag
     from ioverify.game.rules import require_variant
     from ioverify.search.cpsat import portfolio
     from ioverify.search.curve import VARIANTS, curve
@@ -79,7 +80,11 @@ def curve_command(args, memories: list[int], variant: str, progress) -> int:
     start = time.monotonic()
     variants = VARIANTS if variant == "both" else (
         require_variant(variant, IMPLEMENTED, "the pebbling search").name,)
-    dag = read_dag(args.dag)
+    dag = read_dag_within(args.dag, start, args.timeout)
+    if dag is None:
+        print(f"unknown: timeout while reading the DAG: nothing searched; "
+              f"{time.monotonic() - start:.2f} s")
+        return EXIT_UNKNOWN
     timeout = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
     with _executor(args) as (executor, workers):
         result = curve(dag, memories, variants, timeout=timeout, rlimit=args.rlimit,

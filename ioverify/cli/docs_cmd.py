@@ -87,10 +87,10 @@ def _claim_pages(folder: Path) -> dict[str, str]:
 
 
 def _docs(args) -> int:
-    from ioverify._io import write_text
+    from ioverify._io import writable_folder, write_text
     from ioverify.errors import exit_code_of
 
-    folder = Path(args.docs)
+    folder = writable_folder(args.docs, "the pages")
     if args.performance_plots:
         from ioverify.report.performance import draw_all
 

@@ -208,11 +208,14 @@ def _check_proof_folder(folder, kind: str) -> None:
         if not available():
             raise InvalidArgument("--proof-kind clausal needs PySAT with CaDiCaL 1.9.5 "
                                   "(python-sat's Cadical195), which cannot be imported here")
+    from ioverify._io import writable_folder
+
     path = Path(folder)
     if path.exists() and not path.is_dir():
         raise InvalidArgument(f"--proof {folder!r}: not a folder")
-    if not path.exists() and not path.parent.is_dir():
+    if not path.exists() and not path.parent.exists():
         raise InvalidArgument(f"--proof {folder!r}: folder {str(path.parent)!r} does not exist")
+    writable_folder(folder, "the proof")
 
 
 CERTIFICATE_FILE = "certificate.json"

@@ -117,7 +117,17 @@ def parse_memory_range(text: str) -> list[int]:
                               f"got {text!r}") from None
     if first < 1 or last < first:
         raise InvalidArgument(f"--memory range {text!r} must have 1 <= LO <= HI")
+    if last - first + 1 > MAX_MEMORIES:
+        raise InvalidArgument(f"--memory range {text!r} has {last - first + 1} values of M, more "
+                              f"than the {MAX_MEMORIES} a curve takes (each gets a greedy "
+                              f"schedule before any search)")
     return list(range(first, last + 1))
+
+
+# The values of M a curve takes at most: each cell gets a greedy schedule and the carrying
+# compares cells pairwise before the time limit is looked at (3..5000 on matmul(2,2,2) ran for
+# minutes past --timeout 5).
+MAX_MEMORIES = 256
 
 
 # --- the run ------------------------------------------------------------------------------------
