@@ -41,3 +41,13 @@ def choice(name: str, value, options) -> object:
         raise InvalidArgument(f"{name} must be one of {', '.join(map(str, options))}, "
                               f"got {value!r}")
     return value
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes, or None where the platform does not say."""
+    import os
+
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None

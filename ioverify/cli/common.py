@@ -74,15 +74,17 @@ def apply_memory_budget(megabytes: int | None) -> int | None:
     or None where the platform has no such limit."""
     import os
 
+    from ioverify._check import physical_memory
+
     try:
         import resource
     except ImportError:  # not on this platform: no budget, said by returning None
         return None
     if megabytes is None:
-        try:
-            megabytes = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2**21
-        except (ValueError, OSError):
+        machine = physical_memory()
+        if machine is None:
             return None
+        megabytes = machine // 2**21
     limit = megabytes * 2**20
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:

@@ -338,20 +338,36 @@ def _region(hyps, *, integer: bool, rlimit: int, seed: int) -> Outcome:
     except Untranslatable as error:
         return Outcome("unknown", _method(tr), f"region not translatable: {error}")
     query.solver.add(*tr.side)
-    answer, method = query.check(), _method(tr)
+    answer, method, point, why = _solved(query, tr)
     if answer == "unsat":
         return Outcome("empty", method, f"no point satisfies the hypotheses over the {domain}")
     if answer == "unknown":
-        return Outcome("unknown", method, f"z3 unknown on the region: {query.reason_unknown()}")
-    try:
-        point = _model_point(tr, query.model())
-    except Untranslatable as error:
-        return Outcome("unknown", method, f"a point of the region, not readable exactly: {error}")
+        return Outcome("unknown", method, f"z3 unknown on the region: {why}")
+    if point is None:
+        return Outcome("unknown", method, f"a point of the region, not readable exactly: {why}")
     if not _holds_exactly(hyps, point):
         return Outcome("unknown", method, f"Z3's point {_show(point)} of the region (over the "
                        f"{domain}) does not check with SymPy")
-    return Outcome("nonempty", method, _show(point) or "any point", witness={k.name: str(v)
-                                                             for k, v in point.items()})
+    return Outcome("nonempty", method, _show(point) or "any point", witness=_named(point))
+
+
+def _solved(query, tr: _Translator) -> tuple[str, str, dict | None, str]:
+    """Z3's answer (sat, unsat or unknown), the method label, and on sat its point as exact
+    SymPy values; the last field says why when the answer is unknown or the point cannot be
+    read exactly (then the point is None)."""
+    answer, method = query.check(), _method(tr)
+    if answer == "unknown":
+        return answer, method, None, query.reason_unknown()
+    if answer != "sat":
+        return answer, method, None, ""
+    try:
+        return answer, method, _model_point(tr, query.model()), ""
+    except Untranslatable as error:
+        return answer, method, None, str(error)
+
+
+def _named(point) -> dict[str, str]:
+    return {k.name: str(v) for k, v in point.items()}
 
 
 def _holds_exactly(hyps, point) -> bool:
@@ -373,19 +389,17 @@ def _query(hyps, goal, *, integer: bool, rlimit: int, seed: int) -> Outcome:
     except Untranslatable as error:
         return Outcome("unknown", _method(tr), f"not translatable: {error}")
     query.solver.add(*tr.side, *hyp_terms, negated)
-    answer, method = query.check(), _method(tr)
+    answer, method, point, why = _solved(query, tr)
     relaxed = f" (relaxations: {'; '.join(sorted(set(tr.relaxed)))})" if tr.relaxed else ""
     if answer == "unsat":
         return Outcome("proved", method, f"negation unsat over the {domain}{relaxed}")
     if answer == "unknown":
-        return Outcome("unknown", method, f"z3 unknown: {query.reason_unknown()}")
-    try:
-        point = _model_point(tr, query.model())
-    except Untranslatable as error:
-        return Outcome("unknown", method, f"a point violates it, not readable exactly: {error}")
+        return Outcome("unknown", method, f"z3 unknown: {why}")
+    if point is None:
+        return Outcome("unknown", method, f"a point violates it, not readable exactly: {why}")
     if not integer and not _integral(point):
         return Outcome("unknown", method, f"a real point violates it{relaxed}: "
-                       f"{_show(point)}", {k.name: str(v) for k, v in point.items()})
+                       f"{_show(point)}", _named(point))
     return _confirm(hyps, goal, point, method, relaxed)
 
 
@@ -421,7 +435,7 @@ def _confirm(hyps, goal, point, method, relaxed: str = "") -> Outcome:
                        f"undefined ({error})")
     if all(h is sympy.true for h in holds) and verdict is sympy.false:
         return Outcome("refuted", method + ", counterexample re-checked exactly with SymPy",
-                       f"fails at {shown}", {k.name: str(v) for k, v in point.items()})
+                       f"fails at {shown}", _named(point))
     if relaxed and (any(h is sympy.false for h in holds) or verdict is sympy.true):
         return Outcome("unknown", method, f"the relaxed problem's point {shown} is no "
                        f"counterexample{relaxed}")

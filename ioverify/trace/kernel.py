@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from typing import Callable
 
 import numpy as np
 
-from ioverify._check import positive
+from ioverify._check import physical_memory, positive
 from ioverify._plugins import load as installed
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.trace.certify import Certification, KernelContract, certify
@@ -388,11 +387,7 @@ def _check_fits(spec: KernelSpec, sizes: dict) -> None:
     certifier's copy) exceed this machine's memory, before anything is allocated (NumPy would
     fail with a MemoryError, or a ValueError past its own size limit)."""
     words = sum(math.prod(shape) for shape in spec.inputs(sizes).values())
-    try:
-        machine = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        machine = 1 << 62
-    if 16 * words > machine:
+    if 16 * words > (physical_memory() or 1 << 62):
         shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
         raise InvalidArgument(f"kernel {spec.name!r} at {shown} does not fit in this machine's "
                               f"memory: its inputs alone are {words} words of 8 bytes")
