@@ -431,3 +431,26 @@ def test_a_scheduler_without_a_port_is_bad_input(tmp_path, capsys):
     dag = str(_mm_dag(tmp_path))
     assert main(["pebble", dag, "-M", "3..4", "--scheduler", "nonsense"]) == 2
     assert "is not a scheduler address (tcp://HOST:PORT)" in capsys.readouterr().err
+
+
+# --- found by trying as a new user, second round (2026-12-01) ------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["bounds", "--json", "list"],
+    ["bounds", "--json", "show", "hong-kung-partition"],
+    ["bounds", "--json", "eval", "hong-kung-partition", "--memory", "3", "--P", "4"],
+])
+def test_bounds_json_before_the_action_is_json(capsys, argv):
+    """Regression (found by trying): ``bounds --json show ID`` printed text, the action's own
+    --json default overwriting the group's; only ``bounds show ID --json`` printed JSON."""
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("argv", [["certificate", "--json", "check", "c.json"],
+                                  ["dag", "--json", "info", "d.json"]])
+def test_json_before_an_action_of_a_group_without_it_is_refused(capsys, argv):
+    """A group that has no --json of its own refuses it before the action, in one line."""
+    assert _exit_of(argv) == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --json" in err and len(err.strip().splitlines()) == 1

@@ -12,6 +12,8 @@ bound prints its shape's value, labelled as such (it is not a number of transfer
 
 from __future__ import annotations
 
+import argparse
+
 from ioverify.cli.common import print_json
 from ioverify.errors import EXIT_OK, InvalidArgument
 
@@ -28,11 +30,11 @@ def register(sub) -> None:
     actions = parser.add_subparsers(dest="action", metavar="list|show|eval|facts",
                                     parser_class=type(parser))
     listing = actions.add_parser("list", help="every bound record, one a line (the default)")
-    listing.add_argument("--json", action="store_true", help="print JSON")
+    _json_argument(listing)
     listing.set_defaults(handler=_list)
     show = actions.add_parser("show", help="one bound with its LaTeX form")
     show.add_argument("id")
-    show.add_argument("--json", action="store_true", help="print JSON")
+    _json_argument(show)
     show.set_defaults(handler=_show)
     ev = actions.add_parser("eval", help="evaluate a bound (refuses parameters outside its "
                                          "regime)")
@@ -40,13 +42,20 @@ def register(sub) -> None:
     for name in _parameter_names():
         flag = "memory" if name == "M" else name
         ev.add_argument(f"--{flag}", dest=f"p_{name}", metavar="X", help=f"parameter {name}")
-    ev.add_argument("--json", action="store_true", help="print JSON")
+    _json_argument(ev)
     ev.set_defaults(handler=_eval)
     facts = actions.add_parser("facts", help="prove the facts (exit 0 all proved, 1 a fact "
                                              "refuted, 3 one unknown)")
-    facts.add_argument("--json", action="store_true", help="print JSON")
+    _json_argument(facts)
     facts.add_argument("--only", nargs="+", metavar="ID", help="only these facts")
     facts.set_defaults(handler=_facts)
+
+
+def _json_argument(action) -> None:
+    """``--json`` of an action, which ``bounds --json ACTION`` gives too: the action's own
+    default would overwrite the group's (argparse copies an action's namespace over it)."""
+    action.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="print JSON")
 
 
 # The parameter names of ``ioverify.bounds.symbols.BY_NAME``, written out so that building the
