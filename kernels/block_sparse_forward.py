@@ -52,7 +52,7 @@ OPTIONS = (
     KernelOption("mask", parse_mask, "causal", "block mask: " + ", ".join(MASKS)),
     KernelOption("density", parse_density, 0.5,
                  "fraction s of allowed blocks of a random mask (at least one per block-row "
-                 "and block-column)"),
+                 "and block-column)", only_with=("mask", ("random",))),
 )
 
 

@@ -454,3 +454,36 @@ def test_json_before_an_action_of_a_group_without_it_is_refused(capsys, argv):
     assert _exit_of(argv) == 2
     err = capsys.readouterr().err
     assert "unrecognized arguments: --json" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv, phrase", [
+    (["dag", "sparse-forward", "--n", "3", "--d", "1", "--mask", "causal", "--density", "0.2"],
+     "dag sparse-forward: --density applies only with --mask random, not --mask causal"),
+    (["dag", "sparse-backward", "--n", "3", "--d", "1", "--seed", "4"],
+     "--seed applies only with --mask random, not --mask causal (the default)"),
+    (["dag", "sparse-forward", "--n", "3", "--d", "1", "--mask", "full", "--seed", "4"],
+     "--seed applies only with --mask random, not --mask full"),
+    (["kernel", "block-sparse-forward", "--n", "8", "--d", "2", "-M", "200", "--density", "0.3"],
+     "--density applies only with --mask random, not --mask causal (the default)"),
+    (["kernel", "block-sparse-backward", "--n", "8", "--d", "2", "-M", "200", "--mask",
+      "banded", "--density", "1"], "--density applies only with --mask random, not --mask banded"),
+    (["kernel", "list", "--n", "8"], "kernel list runs no kernel: --n applies to a run"),
+    (["kernel", "list", "--seed", "3"], "kernel list runs no kernel: --seed applies to a run"),
+    (["kernel", "list", "--literal-blocks"], "--literal-blocks applies to a run"),
+])
+def test_an_option_another_option_leaves_unused_is_refused(capsys, argv, phrase):
+    """Regression (found by trying): --density (and --seed) with a mask that does not read
+    them, and any option of a run with ``kernel list``, were ignored without a word."""
+    assert _exit_of(argv) == 2
+    err = capsys.readouterr().err
+    assert phrase in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["dag", "sparse-forward", "--n", "3", "--d", "1", "--mask", "random", "--density", "0.2",
+     "--seed", "4"],
+    ["kernel", "block-sparse-forward", "--n", "8", "--d", "2", "-M", "200", "--mask", "random",
+     "--density", "0.3"],
+])
+def test_an_option_its_mask_reads_is_taken(capsys, argv):
+    assert main(argv) == 0

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
+
 from ioverify._io import write_text
-from ioverify.cli.common import positive_int, print_json
+from ioverify.cli.common import positive_int, print_json, refuse_unused
 from ioverify.errors import EXIT_OK
 
 
@@ -24,7 +26,7 @@ def register(sub) -> None:
         for param in family.params:
             kind = positive_int if param.type is int else param.type
             p.add_argument(f"--{param.name.replace('_', '-')}", dest=param.name, type=kind,
-                           default=param.default, required=param.default is None,
+                           default=argparse.SUPPRESS, required=param.default is None,
                            choices=param.choices, help=param.help)
         p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
         p.set_defaults(handler=_build, family_obj=family)
@@ -35,7 +37,10 @@ def _build(args) -> int:
     from ioverify.dag.jsonio import dag_to_json
 
     family = args.family_obj
-    kwargs = {p.name: getattr(args, p.name) for p in family.params}
+    kwargs = {p.name: getattr(args, p.name, p.default) for p in family.params}
+    given = [p.name for p in family.params if hasattr(args, p.name)]
+    refuse_unused(f"dag {family.name}", {p.name: p.only_with for p in family.params
+                                         if p.only_with}, given, kwargs.get)
     dag = family.build(**kwargs)
     write_text(dag_to_json(dag), args.output)
     return EXIT_OK

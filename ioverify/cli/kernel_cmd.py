@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ioverify.cli.common import non_negative_int, positive_int, print_json
+from ioverify.cli.common import non_negative_int, positive_int, print_json, refuse_unused
 from ioverify.errors import EXIT_OK
 
 SIZE_FLAGS = ("m", "k", "n", "d")
@@ -35,7 +35,8 @@ def register(sub) -> None:
         p.add_argument(f"--{key.replace('_', '-')}", dest=f"option_{key}", default=None,
                        metavar=metavar, help=text)
     p.add_argument("--memory", "-M", type=positive_int, default=None, help="fast memory words M")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the random inputs")
+    p.add_argument("--seed", type=non_negative_int, default=None,
+                   help="seed of the random inputs (default 0)")
     p.add_argument("--literal-blocks", action="store_true",
                    help="use the paper's block sizes, fitting or not")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -48,6 +49,7 @@ def _kernel(args) -> int:
     from ioverify.verdict import exit_code, to_json
 
     if args.name == "list":
+        _nothing_to_run(args)
         return _list(KERNELS, args.json)
     spec = get(args.name)
     if args.memory is None:
@@ -64,7 +66,8 @@ def _kernel(args) -> int:
                                   f"{' '.join('--' + s for s in spec.sizes)}, not --{flag}")
     sizes.update(_options(spec, args))
     try:
-        report = run_kernel(spec.name, memory=args.memory, seed=args.seed,
+        report = run_kernel(spec.name, memory=args.memory,
+                            seed=0 if args.seed is None else args.seed,
                             literal_blocks=args.literal_blocks, **sizes)
     except MemoryError as error:  # NumPy's arrays of an instance too large for the machine
         shown = ", ".join(f"{k}={v}" for k, v in sizes.items())
@@ -92,7 +95,24 @@ def _options(spec, args) -> dict:
             raise InvalidArgument(f"kernel {spec.name!r} takes no option "
                                   f"--{key.replace('_', '-')}")
         given[key] = value
+    options = {option.name: option for option in spec.options}
+    refuse_unused(f"kernel {spec.name!r}", {o.name: o.only_with for o in spec.options
+                                            if o.only_with}, given,
+                  lambda name: options[name].parse(given.get(name, options[name].default)))
     return given
+
+
+def _nothing_to_run(args) -> None:
+    """``kernel list`` runs nothing: an option of a run given with it is refused, not ignored."""
+    from ioverify.errors import InvalidArgument
+
+    runs = [*SIZE_FLAGS, *(f"option_{key}" for key in OPTION_FLAGS), "memory", "seed"]
+    given = [name for name in runs if getattr(args, name) is not None]
+    given += ["literal_blocks"] if args.literal_blocks else []
+    if given:
+        shown = given[0].removeprefix("option_").replace("_", "-")
+        raise InvalidArgument(f"kernel list runs no kernel: --{shown} applies to a run "
+                              f"(ioverify kernel NAME ...)")
 
 
 def _list(kernels, as_json: bool) -> int:

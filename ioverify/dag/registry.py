@@ -20,6 +20,9 @@ class Param:
     default: Any = None  # None: required
     help: str = ""
     choices: tuple | None = None
+    # (another parameter, the values of it under which this one is used): the CLI refuses this
+    # one given with any other value of that one, rather than ignore it
+    only_with: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,10 @@ register(Family("binary-tree", families.binary_tree,
 N, D = Param("n", help="sequence length"), Param("d", help="head dimension")
 MASK = (Param("mask", str, "causal", "which n-by-n mask of allowed (query, key) pairs",
               attention.MASK_KINDS),
-        Param("density", float, 0.5, "random mask: probability of each off-diagonal pair"),
-        Param("seed", attention.non_negative_int, 0, "random mask: the seed"))
+        Param("density", float, 0.5, "random mask: probability of each off-diagonal pair",
+              only_with=("mask", ("random",))),
+        Param("seed", attention.non_negative_int, 0, "random mask: the seed",
+              only_with=("mask", ("random",))))
 register(Family("attention-forward", attention.attention_forward, (N, D, SUMMATION),
                 "Saha-Ye attention forward: S = QK^T, A = exp(S), row sums, AV, O = AV / l."))
 register(Family("attention-backward", attention.attention_backward, (N, D, SUMMATION),

@@ -116,6 +116,9 @@ class KernelOption:
     parse: Callable
     default: object
     help: str
+    # (another option, the values of it under which this one is used): the CLI refuses this
+    # one given with any other value of that one, rather than ignore it
+    only_with: tuple = ()
 
 
 def blocks(total: int, size: int):
