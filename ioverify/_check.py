@@ -35,6 +35,19 @@ def positive(name: str, value, *, optional: bool = False) -> int:
     return int(value)
 
 
+# Z3's random_seed is an unsigned 32-bit integer: a larger seed, or a negative one, wrapped
+# (2^32 ran as 0, -1 as 2^32 - 1) while the run recorded the seed as given.
+MAX_SEED = 2**32 - 1
+
+
+def seed(name: str, value) -> int:
+    """A solver seed: an integer in [0, MAX_SEED], the seeds Z3 takes as they are."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or not 0 <= value <= MAX_SEED:
+        raise InvalidArgument(f"{name} must be an integer from 0 to {MAX_SEED} (Z3's seeds are "
+                              f"32-bit), got {value!r}")
+    return int(value)
+
+
 def choice(name: str, value, options) -> object:
     """One of ``options``."""
     if value not in options:

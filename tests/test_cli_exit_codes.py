@@ -487,3 +487,24 @@ def test_an_option_another_option_leaves_unused_is_refused(capsys, argv, phrase)
 ])
 def test_an_option_its_mask_reads_is_taken(capsys, argv):
     assert main(argv) == 0
+
+
+@pytest.mark.parametrize("command", ["partition", "check"])
+@pytest.mark.parametrize("seed", ["-1", "4294967296"])
+def test_a_seed_z3_would_wrap_is_refused(tmp_path, capsys, command, seed):
+    """Regression (found by trying): Z3's seed is 32-bit, so --seed 4294967296 ran as 0 and
+    --seed -1 as 4294967295, while the answer recorded the seed as given."""
+    dag = str(_mm_dag(tmp_path))
+    argv = {"partition": ["partition", dag, "-M", "4"], "check": ["check", str(tmp_path)]}
+    assert _exit_of([*argv[command], "--seed", seed]) == 2
+    err = capsys.readouterr().err
+    assert "expected an integer from 0 to 4294967295" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32, True])
+def test_a_query_refuses_a_seed_z3_would_wrap(seed):
+    from ioverify.errors import InvalidArgument
+    from ioverify.solve.query import Query
+
+    with pytest.raises(InvalidArgument, match="seed must be an integer from 0 to 4294967295"):
+        Query(seed=seed)

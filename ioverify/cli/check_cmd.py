@@ -6,7 +6,8 @@ import os
 import sys
 from pathlib import Path
 
-from ioverify.cli.common import positive_float, positive_int, non_negative_int, print_json, add_memory_argument, apply_memory_budget
+from ioverify.cli.common import (add_memory_argument, apply_memory_budget, positive_float,
+                                 positive_int, print_json, solver_seed)
 
 
 USER_PAGES = "ioverify-pages"
@@ -29,7 +30,8 @@ def register(sub) -> None:
     p.add_argument("--budget", type=positive_float, default=120.0, metavar="SECONDS",
                    help="time limit per search obligation (default 120; an obligation "
                         "with a time factor gets that many times it)")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="solver seed (default 0)")
+    p.add_argument("--seed", type=solver_seed, default=0,
+                   help="solver seed, 0 to 2^32 - 1 (default 0)")
     p.add_argument("--rlimit", type=positive_int, default=None, metavar="N",
                    help="work budget per solver call (Z3 resource units; Glucose propagations), "
                         "so that verdicts do not depend on machine speed; hitting it is unknown")

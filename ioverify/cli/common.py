@@ -53,6 +53,20 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def solver_seed(text: str) -> int:
+    """A solver seed: 0 to ``ioverify._check.MAX_SEED``, what Z3 takes without wrapping."""
+    from ioverify._check import MAX_SEED
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_SEED} (Z3's seeds "
+                                         f"are 32-bit), got {text!r}")
+    return value
+
+
 def positive_float(text: str) -> float:
     try:
         value = float(text)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import time
 
-from ioverify.cli.common import positive_float, positive_int, print_json, add_memory_argument, apply_memory_budget
+from ioverify.cli.common import (add_memory_argument, apply_memory_budget, positive_float,
+                                 positive_int, print_json, solver_seed)
 
 
 def register(sub) -> None:
@@ -27,7 +28,8 @@ def register(sub) -> None:
                    help="work budget of each Z3 query, in Z3 resource units (reproducible "
                         "on any machine, unlike --timeout); if hit, only the bounds reached "
                         "are reported (exit 3)")
-    p.add_argument("--seed", type=int, default=0, help="Z3 random seed (default 0)")
+    p.add_argument("--seed", type=solver_seed, default=0,
+                   help="Z3 random seed, 0 to 2^32 - 1 (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_memory_argument(p)
     p.set_defaults(handler=_partition)

@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass
 
 from ioverify import _signals
+from ioverify._check import seed as check_seed
 
 DEFAULT_SEED = 0
 
@@ -55,6 +56,7 @@ class Query:
     logic: str | None = None
 
     def __post_init__(self):
+        check_seed("seed", self.seed)  # Z3 would wrap one outside 32 bits, silently
         z = z3()
         self.ctx = z.Context()
         self.solver = z.SolverFor(self.logic, ctx=self.ctx) if self.logic else z.Solver(ctx=self.ctx)
