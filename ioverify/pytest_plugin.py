@@ -25,8 +25,10 @@ _CLAIMS_RE = re.compile(r"^CLAIMS\s*[:=]", re.M)
 def pytest_addoption(parser):
     group = parser.getgroup("ioverify", "ioverify claim checking")
     group.addoption("--ioverify-budget", type=float, default=120.0, metavar="SECONDS",
-                    help="time limit per search obligation (default 120)")
-    group.addoption("--ioverify-seed", type=int, default=0, help="solver seed (default 0)")
+                    help="time limit per search obligation, a positive number (default "
+                         "120)")
+    group.addoption("--ioverify-seed", type=int, default=0,
+                    help="solver seed, 0 to 2^32 - 1 (default 0)")
     group.addoption("--ioverify-unknown", choices=("fail", "skip"), default="fail",
                     help="what an unknown or bounded verdict does to its item (default fail)")
     parser.addini("ioverify_claims", type="linelist", default=["proofs"],
@@ -35,8 +37,26 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    _check_options(config)
     config.addinivalue_line("markers", "ioverify_solver: an obligation that runs a solver or an "
                                        "exhaustive search")
+
+
+def _check_options(config) -> None:
+    """Refuse a bad option once, at start-up, rather than fail every item with it."""
+    import math
+
+    from ioverify._check import seed
+    from ioverify.errors import InvalidArgument
+
+    budget = config.getoption("ioverify_budget")
+    if not (budget > 0 and math.isfinite(budget)):
+        raise pytest.UsageError(f"--ioverify-budget must be a positive number of seconds, got "
+                                f"{budget!r}")
+    try:
+        seed("--ioverify-seed", config.getoption("ioverify_seed"))
+    except InvalidArgument as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def _configured(file_path, config) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 CLAIMS = '''
@@ -19,6 +21,27 @@ CLAIMS = [
           obligations=(exact_search("pyramid-false", "pyramid", {"height": 3}, 4, lower_bound=8),)),
 ]
 '''
+
+
+SEEDS = "--ioverify-seed must be an integer from 0 to 4294967295 (Z3's seeds are 32-bit), got"
+
+
+@pytest.mark.parametrize("option, message", [
+    ("--ioverify-budget=0", "--ioverify-budget must be a positive number of seconds, got 0.0"),
+    ("--ioverify-budget=-1", "--ioverify-budget must be a positive number of seconds, got -1.0"),
+    ("--ioverify-budget=nan", "--ioverify-budget must be a positive number of seconds, got nan"),
+    ("--ioverify-budget=inf", "--ioverify-budget must be a positive number of seconds, got inf"),
+    ("--ioverify-seed=-1", f"{SEEDS} -1"),
+    ("--ioverify-seed=4294967296", f"{SEEDS} 4294967296"),
+])
+def test_a_bad_option_is_refused_once_at_start_up(pytester, option, message):
+    """Regression (found by trying): --ioverify-budget 0 (or negative, or nan) failed every
+    item, and --ioverify-seed -1 ran Z3 with 4294967295; now one usage error, nothing run."""
+    pytester.makepyfile(my_claims=CLAIMS)
+    result = pytester.runpytest("my_claims.py", "-p", "no:cacheprovider", option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.errlines if line.strip()] == [f"ERROR: {message}"]
+    assert not any(word in line for line in result.outlines for word in ("passed", "failed"))
 
 
 def test_collects_obligations_with_readable_ids(pytester):
