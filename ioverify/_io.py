@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import tempfile
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from ioverify.errors import InvalidArgument, InvalidFormat
@@ -26,10 +27,14 @@ def write_text(text: str, path: str | None) -> None:
             sys.stdout.write("\n")
         return
 
-    def write(handle) -> None:
-        handle.write(text if text.endswith("\n") else text + "\n")
+    write_atomically(path, _writer(text if text.endswith("\n") else text + "\n"), "w")
 
-    write_atomically(path, write, "w")
+
+def _writer(content):
+    def write(handle) -> None:
+        handle.write(content)
+
+    return write
 
 
 def writable(path: str) -> Path:
@@ -61,6 +66,55 @@ def writable_folder(path: str, what: str) -> Path:
         raise InvalidArgument(f"cannot write {what} into {path!r}: {str(above)!r} is not "
                               f"writable")
     return folder
+
+
+def write_files(files: dict, what: str) -> list[Path]:
+    """Write several files (path -> text or bytes) whose folders may not exist yet, so that a
+    failure leaves nothing half-done: every target is checked before anything is written, the
+    folders are made only then, each file is written atomically (``write_text``,
+    ``write_atomically``), and if a write fails the folders made for them are removed again
+    (those still empty)."""
+    targets = {_writable_anew(str(path), what): content for path, content in files.items()}
+    with _folders_made({target.parent for target in targets}):
+        for target, content in targets.items():
+            if isinstance(content, bytes):
+                write_atomically(str(target), _writer(content))
+            else:
+                write_text(content, str(target))
+    return list(targets)
+
+
+def _writable_anew(path: str, what: str) -> Path:
+    """``writable`` for a file whose folder may not exist yet: refused if it is a folder, or if
+    its folder cannot be made (``writable_folder``)."""
+    target = Path(path)
+    if target.is_dir():
+        raise InvalidArgument(f"cannot write {path!r}: it is a folder")
+    writable_folder(str(target.parent), what)
+    return target
+
+
+@contextmanager
+def _folders_made(folders):
+    """Make ``folders`` (their missing parents too) for the block; if the block fails, remove
+    those made here that are still empty."""
+    made: list[Path] = []
+    try:
+        for folder in sorted(folders):
+            missing = []
+            above = folder.absolute()
+            while not above.exists():
+                missing.append(above)
+                above = above.parent
+            for new in reversed(missing):
+                new.mkdir()
+                made.append(new)
+        yield
+    except BaseException:
+        for folder in reversed(made):  # the deepest first
+            with suppress(OSError):
+                folder.rmdir()
+        raise
 
 
 def write_atomically(path: str, write, mode: str = "wb") -> None:

@@ -237,3 +237,17 @@ def test_the_api_page_renders_members_and_signatures(site):
         assert f'id="{anchor}"' in page, anchor
     assert page.count('class="doc-signature') > 100
     assert "ioverify.kernels.flash_forward_v1" in page
+
+
+def test_a_page_that_cannot_be_written_is_refused_before_any_is_written(tmp_path, capsys):
+    """Regression (found by trying): the pages were written one by one, each making its folder,
+    so one that could not be written (here a folder in its place) failed after the others and
+    their folders were written.  Every page is checked before any is written."""
+    from ioverify.cli import main
+
+    (tmp_path / "bounds.md").mkdir()
+    code = main(["docs", "--docs", str(tmp_path), "--only", "reference/cli.md", "bounds.md"])
+    err = capsys.readouterr().err
+    assert code == 2 and "bounds.md': it is a folder" in err
+    assert len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bounds.md"]

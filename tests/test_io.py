@@ -75,3 +75,18 @@ def test_a_key_given_twice_is_refused(tmp_path, capsys):
     assert "has the key 'version' twice in one object" in err
     assert len(err.strip().splitlines()) == 1
 
+
+
+def test_write_files_removes_the_folders_it_made_when_a_write_fails(tmp_path, monkeypatch):
+    """A write that fails after the folders were made (a full disk, here simulated) leaves
+    none of the folders it made behind, and no file half-written."""
+    import ioverify._io as io_module
+
+    def fail(path, write, mode="wb"):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(io_module, "write_atomically", fail)
+    with pytest.raises(OSError, match="No space left"):
+        io_module.write_files({tmp_path / "a" / "b" / "x.png": b"png",
+                               tmp_path / "a" / "c" / "y.md": "text"}, "the files")
+    assert list(tmp_path.iterdir()) == []

@@ -85,3 +85,23 @@ def test_results_of_another_suite_are_refused(tmp_path):
         performance.load_results(tmp_path, "exhaustive")
     with pytest.raises(InvalidArgument, match="cannot be read"):
         performance.load_results(tmp_path, "kernels-extra")
+
+
+@pytest.mark.parametrize("recorded", [(), ("exhaustive",)])
+def test_a_failed_drawing_leaves_nothing_behind(tmp_path, capsys, recorded):
+    """Regression (found by trying): without recorded results, ``docs --performance-plots``
+    failed after making img/ (and the docs folder), leaving them empty; with one suite's
+    results of two, it left that suite's plot.  Now every plot is drawn before anything is
+    written: one line, exit 2, no folder or file made."""
+    pytest.importorskip("matplotlib")
+    from ioverify.cli import main
+
+    docs = tmp_path / "docs"
+    for suite in recorded:
+        (docs / "performance").mkdir(parents=True, exist_ok=True)
+        shutil.copy(DOCS / "performance" / f"{suite}.json", docs / "performance")
+    before = sorted(tmp_path.rglob("*"))
+    assert main(["docs", "--docs", str(docs), "--performance-plots"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be read" in err and len(err.strip().splitlines()) == 1
+    assert sorted(tmp_path.rglob("*")) == before

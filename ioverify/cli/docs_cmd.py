@@ -87,7 +87,7 @@ def _claim_pages(folder: Path) -> dict[str, str]:
 
 
 def _docs(args) -> int:
-    from ioverify._io import writable_folder, write_text
+    from ioverify._io import writable_folder, write_files
     from ioverify.errors import exit_code_of
 
     folder = writable_folder(args.docs, "the pages")
@@ -97,20 +97,14 @@ def _docs(args) -> int:
         for path in draw_all(folder):
             print(f"written: {path}")
         return 0
-    stale = []
     rendered = {}
     for page in args.only or PAGES:  # everything rendered before anything is written
         rendered.update(render(page, docs=folder, search=not args.no_search,
                                seconds=args.seconds))
-    for page, text in rendered.items():
-        path = folder / page
-        current = path.read_text() if path.is_file() else None
-        if current == text:
-            continue
-        stale.append(page)
-        if not args.check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_text(text, str(path))
+    stale = [page for page, text in rendered.items()
+             if ((folder / page).read_text() if (folder / page).is_file() else None) != text]
+    if not args.check:  # every page checked before any is written, folders made only then
+        write_files({folder / page: rendered[page] for page in stale}, "the pages")
     verb = "stale" if args.check else "written"
     for page in stale:
         print(f"{verb}: {folder / page}")

@@ -8,9 +8,11 @@ A suite's results are the JSON document ``ioverify bench SUITE --json`` prints, 
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
+from ioverify._io import write_files
 from ioverify.errors import InvalidArgument
 from ioverify.report.plots import _pyplot
 
@@ -83,8 +85,8 @@ def alt_text(name: str) -> str:
     raise InvalidArgument(f"no performance plot {name!r} (known: {', '.join(PLOTS)})")
 
 
-def draw(name: str, doc: dict, path: Path) -> Path:
-    """Draw plot ``name`` from the results ``doc`` into ``path`` (PNG; matplotlib)."""
+def draw(name: str, doc: dict) -> bytes:
+    """Plot ``name`` drawn from the results ``doc``, as PNG bytes (matplotlib)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     data = series(name, doc)
@@ -108,13 +110,15 @@ def draw(name: str, doc: dict, path: Path) -> Path:
     ax.legend(fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=110, metadata={"Software": None})
     plt.close(fig)
-    return path
+    return png.getvalue()
 
 
 def draw_all(docs: Path) -> list[Path]:
-    """Every plot of PLOTS from the results recorded under ``docs``, into ``docs``/img."""
-    (docs / IMAGES).mkdir(parents=True, exist_ok=True)
-    return [draw(name, load_results(docs, suite), docs / IMAGES / name)
-            for name, suite in PLOTS.items()]
+    """Every plot of PLOTS from the results recorded under ``docs``, into ``docs``/img: every
+    plot is drawn before any is written, and the folder is made only then (``write_files``)."""
+    results = {suite: load_results(docs, suite) for suite in sorted(set(PLOTS.values()))}
+    plots = {docs / IMAGES / name: draw(name, results[suite]) for name, suite in PLOTS.items()}
+    return write_files(plots, "the plots")
