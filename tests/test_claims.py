@@ -3,12 +3,13 @@ obligation runs, and an unknown one is one line naming the claim, the field and 
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from ioverify.claims import Claim, exact_search, kernel, load, partition, symbolic
+from ioverify.claims import Claim, confront, exact_search, kernel, load, partition, symbolic
 from ioverify.claims.validate import validate
 from ioverify.cli import main
 from ioverify.errors import InvalidArgument
@@ -127,3 +128,40 @@ def test_an_asymptotic_bound_in_a_kernel_obligation_is_refused_at_load():
         "c", "flash-forward-v2", {"n": 8, "d": 4}, 64, upper_bounds=("flash-forward-thm2",)),))
     with pytest.raises(InvalidArgument, match="asymptotic .* confront it"):
         validate([claim])
+
+
+@pytest.mark.parametrize("build, field", [
+    (lambda: kernel("c", "flash-forward-v1", {"n": 64, "d": 8, "blocks": {"block_r": 8,
+                                                                         "block_c": 8}}, 64),
+     "kernel obligation's params give 'blocks'"),
+    (lambda: kernel("c", "flash-forward-v1", {"n": 64, "d": 8, "blocks": {"block_r": 8,
+                                                                         "block_c": 8}}, 64,
+                    literal_blocks=True), "kernel obligation's params give 'blocks'"),
+    (lambda: kernel("c", "matmul-tiled", {"m": 2, "k": 2, "n": 2, "literal_blocks": True}, 16),
+     "kernel obligation's params give 'literal_blocks'"),
+    (lambda: confront("c", "flash-forward-v2-count", "flash-forward-v2", "sweep",
+                      [({"n": 8, "d": 2}, 64), ({"n": 16, "d": 2, "blocks": {"block_r": 2}},
+                                                64)]),
+     "confront obligation's sweep[1].params give 'blocks'"),
+], ids=["blocks", "blocks-and-literal-blocks", "literal-blocks-in-params", "confront-blocks"])
+def test_params_a_certificate_may_not_carry_are_refused_when_the_claim_is_built(build, field):
+    """Regression (found by trying): blocks in a kernel run's params passed the claim's
+    construction and loading, ran, and only the certificate checker refused them (its schema
+    allows no blocks, memory, seed or literal_blocks there)."""
+    with pytest.raises(InvalidArgument, match=f"claim 'c': {re.escape(field)}, which a "
+                                              f"certificate may not carry"):
+        build()
+
+
+def test_the_reserved_params_are_the_ones_the_certificate_schema_refuses():
+    import json
+
+    from ioverify.claims.claim import RESERVED_PARAMS
+
+    schema = json.loads((Path(__file__).resolve().parent.parent / "ioverify" / "schemas" /
+                         "certificate.schema.json").read_text())
+    defs = schema["$defs"]
+    refused = [defs["kernel-spec"]["properties"]["params"]["propertyNames"]["not"]["enum"],
+               defs["confront-spec"]["properties"]["sweep"]["items"]["properties"]["params"]
+               ["propertyNames"]["not"]["enum"]]
+    assert all(sorted(names) == sorted(RESERVED_PARAMS) for names in refused)

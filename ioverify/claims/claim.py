@@ -40,6 +40,15 @@ from ioverify.errors import InvalidArgument
 
 KINDS = ("exact-search", "partition", "kernel", "symbolic", "confront", "io-curve")
 FIRMNESS = ("paper", "summary", "recalled", "derived", "user")
+# What a kernel run's params may not give, as the certificate schema refuses them there (a test
+# keeps the two equal), each with where it belongs instead.
+RESERVED_PARAMS = {
+    "memory": "M is the obligation's memory argument",
+    "seed": "the seed is the check's (ioverify check --seed)",
+    "literal_blocks": "give literal_blocks=True to kernel() instead",
+    "blocks": "a run's blocks are its kernel's planner's, re-derived when its certificate is "
+              "checked (for the paper's block sizes give literal_blocks=True to kernel())",
+}
 
 
 @dataclass(frozen=True)
@@ -62,10 +71,28 @@ class Obligation:
             raise InvalidArgument(f"obligation of claim {self.claim!r} has unknown kind "
                                   f"{self.kind!r} (expected one of {', '.join(KINDS)})")
         json.dumps(self.spec)  # must be JSON-able: fail here, not in a worker
+        self._no_reserved_params()
         if isinstance(self.time_factor, bool) or not isinstance(self.time_factor, int) \
                 or self.time_factor < 1:
             raise InvalidArgument(f"obligation of claim {self.claim!r}: time_factor must be an "
                                   f"integer >= 1, got {self.time_factor!r}")
+
+    def _no_reserved_params(self) -> None:
+        """A kernel run's params give none of RESERVED_PARAMS: refused here, when the claim is
+        built, not when its certificate is written or checked."""
+        if self.kind == "kernel":
+            runs = [("params", self.spec.get("params"))]
+        elif self.kind == "confront" and isinstance(self.spec.get("sweep"), list):
+            runs = [(f"sweep[{i}].params", run.get("params") if isinstance(run, dict) else None)
+                    for i, run in enumerate(self.spec["sweep"])]
+        else:
+            return
+        for where, params in runs:
+            for name in RESERVED_PARAMS:
+                if isinstance(params, dict) and name in params:
+                    raise InvalidArgument(f"claim {self.claim!r}: {self.kind} obligation's "
+                                          f"{where} give {name!r}, which a certificate may not "
+                                          f"carry: {RESERVED_PARAMS[name]}")
 
     @property
     def id(self) -> str:
