@@ -3,14 +3,16 @@
 Registered through the ``pytest11`` entry point.  Importing it imports nothing heavy (no Z3, no
 SymPy, no NumPy): the obligations import what they need when they run.
 
-A claim file is a ``*.py`` file (not ``test_*``, ``_*`` or ``conftest.py``) that defines
-``CLAIMS`` and imports ``ioverify``, and that is either named on the command line or inside one
-of the folders of the ini option ``ioverify_claims`` (default ``proofs``, relative to the
-rootdir): a module elsewhere that happens to define ``CLAIMS`` is never collected.  Each
-obligation becomes one item with a readable id; items that run a solver carry the
-``ioverify_solver`` marker.  An item passes only on a proof
-(optimal or verified); a refutation fails and prints the counterexample as commands you can paste;
-unknown or bounded fails too unless ``--ioverify-unknown=skip`` (it is never a pass).
+A claim file is a ``*.py`` file (not ``test_*``, ``_*`` or ``conftest.py``) that names
+``CLAIMS`` (however it defines it: assigned, built by a helper, imported) and that is either one
+of pytest's initial paths (named on the command line, in an ``@file`` of arguments, or in the ini
+option ``testpaths``) or inside one of the folders of the ini option ``ioverify_claims`` (default
+``proofs``, relative to the rootdir): a module elsewhere that happens to define ``CLAIMS`` is
+never collected.  Each obligation becomes one item with a readable id; items that run a solver
+carry the ``ioverify_solver`` marker.  An item passes on a proof (optimal or verified) or a
+supported confrontation (``ioverify.verdict.exit_code`` 0); a refutation or a contradiction fails
+and prints the counterexample as commands you can paste; unknown or bounded fails too unless
+``--ioverify-unknown=skip`` (it is never a pass).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import re
 
 import pytest
 
-_CLAIMS_RE = re.compile(r"^CLAIMS\s*[:=]", re.M)
+# The word CLAIMS anywhere: a claim file may bind it indented or take it from a helper.
+_CLAIMS_RE = re.compile(r"\bCLAIMS\b")
 
 
 def pytest_addoption(parser):
@@ -39,13 +42,13 @@ def pytest_configure(config):
                                        "exhaustive search")
 
 
-def _configured(file_path, config) -> bool:
-    """Named on the command line, or inside a folder of ``ioverify_claims``."""
-    path = file_path.resolve()
-    named = {(config.invocation_params.dir / a.split("::")[0]).resolve()
-             for a in config.invocation_params.args if not a.startswith("-")}
-    if path in named:
+def _configured(file_path, session) -> bool:
+    """One of pytest's initial paths (the command line, an ``@file``, ``testpaths``), or inside
+    a folder of ``ioverify_claims``."""
+    if session.isinitpath(file_path):
         return True
+    config = session.config
+    path = file_path.resolve()
     folders = [(config.rootpath / f).resolve() for f in config.getini("ioverify_claims")]
     return any(path.is_relative_to(folder) for folder in folders)
 
@@ -53,13 +56,13 @@ def _configured(file_path, config) -> bool:
 def pytest_collect_file(file_path, parent):
     if file_path.suffix != ".py" or file_path.name.startswith(("test_", "_", "conftest")):
         return None
-    if not _configured(file_path, parent.config):
+    if not _configured(file_path, parent.session):
         return None
     try:
         text = file_path.read_text()
     except (OSError, UnicodeDecodeError):
         return None
-    if "ioverify" in text and _CLAIMS_RE.search(text):
+    if _CLAIMS_RE.search(text):
         return ClaimFile.from_parent(parent, path=file_path)
     return None
 

@@ -74,6 +74,49 @@ def test_claim_files_are_collected_only_where_configured(pytester):
     assert pytester.runpytest("-p", "no:cacheprovider").ret == 5
 
 
+def test_claim_files_in_testpaths_or_an_args_file_are_collected(pytester):
+    """A claim file in the ini option ``testpaths`` or in an ``@file`` of arguments is named as
+    surely as on the command line; it used to be left out, and ``pytest`` passed with the
+    refuted claim never run."""
+    pytester.makepyfile(my_claims=CLAIMS)
+    pytester.makeini("[pytest]\ntestpaths = my_claims.py\n")
+    result = pytester.runpytest("--collect-only", "-q", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*my_claims.py::pyramid-false*"])
+    pytester.makeini("[pytest]\n")
+    (pytester.path / "args.txt").write_text("my_claims.py\n")
+    result = pytester.runpytest("--collect-only", "-q", "-p", "no:cacheprovider", "@args.txt")
+    result.stdout.fnmatch_lines(["*my_claims.py::pyramid-false*"])
+
+
+HELPER = '''
+from ioverify.claims.claim import Claim, exact_search
+
+
+def pyramid_claim(claim_id, lower_bound):
+    ob = exact_search(claim_id, "pyramid", {"height": 3}, 4, lower_bound=lower_bound)
+    return Claim(id=claim_id, title="t", statement="s", source="user", firmness="user",
+                 variant="recompute", obligations=(ob,))
+'''
+
+
+def test_claims_built_by_a_helper_or_bound_indented_are_collected(pytester):
+    """``ioverify check proofs`` checks a claim file whatever way it binds CLAIMS; pytest used
+    to need the text ``ioverify`` and ``CLAIMS =`` at the start of a line, and passed with
+    these two refuted claims never run."""
+    pytester.makepyfile(claim_helpers=HELPER)
+    pytester.syspathinsert()
+    pytester.mkdir("proofs")
+    (pytester.path / "proofs" / "built.py").write_text(
+        "from claim_helpers import pyramid_claim\n\nCLAIMS = [pyramid_claim('built', 8)]\n")
+    (pytester.path / "proofs" / "indented.py").write_text(
+        "import ioverify.claims\n\nif True:\n"
+        "    from claim_helpers import pyramid_claim\n"
+        "    CLAIMS = [pyramid_claim('indented', 8)]\n")
+    result = pytester.runpytest("--collect-only", "-q", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*proofs/built.py::built?pyramid*",
+                                 "*proofs/indented.py::indented?pyramid*"])
+
+
 def test_ordinary_python_files_are_not_claims(pytester):
     pytester.makepyfile(helper="CLAIMS_LIST = []\n", other="x = 1\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
