@@ -40,6 +40,13 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "ioverify_solver: an obligation that runs a solver or an "
                                        "exhaustive search")
+    from ioverify._check import seconds
+    from ioverify.errors import InvalidArgument
+
+    try:  # one usage error now, not a traceback in every search item later
+        seconds("--ioverify-budget", config.getoption("ioverify_budget"))
+    except InvalidArgument as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def _configured(file_path, session) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 CLAIMS = '''
@@ -129,3 +131,16 @@ def test_importing_the_plugin_imports_no_solver():
             "sys.exit(', '.join(heavy) if heavy else 0)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("budget", ["0", "-1", "nan", "inf"])
+def test_a_budget_that_limits_nothing_is_one_usage_error(pytester, budget):
+    """``--ioverify-budget 0`` used to fail every search item with a page of pytest's
+    traceback each (the search refusing the timeout); now one line before anything runs."""
+    pytester.makepyfile(my_claims=CLAIMS)
+    result = pytester.runpytest("my_claims.py", "-p", "no:cacheprovider",
+                                f"--ioverify-budget={budget}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --ioverify-budget must be a positive number of "
+                                 f"seconds, got {float(budget)!r}"])
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
