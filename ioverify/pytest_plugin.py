@@ -134,8 +134,17 @@ def failure_text(obligation, verdict) -> str:
              f"  {describe(verdict)}"]
     schedule = getattr(verdict, "schedule", None)
     if schedule is not None and obligation.kind == "exact-search":
-        lines += ["", "Replay the counterexample:", *paste_commands(obligation, schedule)]
+        lines += ["", _schedule_heading(verdict, schedule), *paste_commands(obligation, schedule)]
     return "\n".join(lines)
+
+
+def _schedule_heading(verdict, schedule) -> str:
+    """A counterexample only if the schedule beats the claimed figure; an unknown's best
+    schedule, or an optimum above a claimed one (refuted by the search's proof), is not one."""
+    claim = getattr(verdict, "claim", None)
+    if verdict.status == "refuted" and claim is not None and schedule.io < claim:
+        return "Replay the counterexample:"
+    return f"Replay the best schedule found ({schedule.io} I/O; not a counterexample):"
 
 
 def paste_commands(obligation, schedule) -> list[str]:

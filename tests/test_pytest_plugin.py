@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from ioverify.verdict import Bounded, Refuted, Unknown
+
 pytest_plugins = ["pytester"]
 
 CLAIMS = '''
@@ -144,3 +146,34 @@ def test_a_budget_that_limits_nothing_is_one_usage_error(pytester, budget):
     result.stderr.fnmatch_lines(["ERROR: --ioverify-budget must be a positive number of "
                                  f"seconds, got {float(budget)!r}"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def _pyramid_one_schedule():
+    from ioverify.dag import pyramid
+    from ioverify.game import Schedule
+
+    dag = pyramid(1)
+    (a, b), top = dag.inputs, dag.outputs[0]
+    return Schedule.from_moves([("load", a), ("load", b), ("compute", top), ("store", top)])
+
+
+@pytest.mark.parametrize("make, heading", [
+    (lambda s: Refuted(s, s.io, s.io + 1), "Replay the counterexample:"),
+    # an optimum above the claimed one: the search's proof refutes, the schedule does not
+    (lambda s: Refuted(s, s.io, s.io - 1, reason="the optimum is 3, not 2"),
+     "Replay the best schedule found (3 I/O; not a counterexample):"),
+    (lambda s: Unknown("timeout", 2, s.io, schedule=s),
+     "Replay the best schedule found (3 I/O; not a counterexample):"),
+    (lambda s: Bounded(10, 2, s.io, schedule=s),
+     "Replay the best schedule found (3 I/O; not a counterexample):"),
+], ids=["beats-the-claim", "optimum-above-the-claim", "unknown", "bounded"])
+def test_only_a_schedule_that_beats_the_claim_is_called_a_counterexample(make, heading):
+    """An unknown's best schedule used to be printed under "Replay the counterexample:", and
+    so was the optimal schedule of an optimum refuted for being above the claimed one."""
+    from ioverify.claims.claim import exact_search
+    from ioverify.pytest_plugin import failure_text
+
+    obligation = exact_search("c", "pyramid", {"height": 1}, 3, lower_bound=4)
+    lines = failure_text(obligation, make(_pyramid_one_schedule())).splitlines()
+    assert heading in lines
+    assert ("Replay the counterexample:" in lines) == heading.startswith("Replay the counterexample")
