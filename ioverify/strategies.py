@@ -5,6 +5,7 @@ that imports it, and nothing else in the package imports this module.  Every str
 from Hypothesis primitives (integers, lists, booleans), so failing examples shrink.
 
     from hypothesis import given, strategies as st
+    from ioverify.game import replay
     from ioverify.strategies import dags, memory_sizes, schedules
 
     @given(st.data())

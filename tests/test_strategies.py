@@ -88,6 +88,16 @@ def test_every_public_strategy_is_documented():
     assert "test extra" in strategies.__doc__
 
 
+def test_the_module_example_runs():
+    """The example at the top of ``ioverify.strategies`` (shown in the API reference) used
+    ``replay`` without importing it: NameError when pasted."""
+    lines = strategies.__doc__.splitlines()
+    code = "\n".join(line[4:] for line in lines if line.startswith("    "))
+    namespace = {}
+    exec(code, namespace)
+    namespace["test_schedules_replay"]()
+
+
 def test_the_package_does_not_import_hypothesis():
     code = ("import sys, ioverify, ioverify.cli, ioverify.dag, ioverify.game, "
             "ioverify.game.exhaustive; ioverify.cli.build_parser(); "
