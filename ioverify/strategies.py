@@ -90,7 +90,7 @@ def schedules(dag: DAG, memory: int, *, variant: str = "recompute") -> st.Search
     terminate for every feasible M, ``M = dag.min_memory`` included.  Every output ends blue."""
     check_dag(dag)
     _integer("memory", memory, 1)
-    check_variant(variant)
+    variant = check_variant(variant)  # the name: a Variant record is accepted too
     why = infeasibility(dag, memory)
     if why is not None:
         raise InvalidArgument(f"no schedule exists: {why}")
