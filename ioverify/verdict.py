@@ -54,6 +54,9 @@ class Evidence:
     def __post_init__(self):
         if self.kind not in EVIDENCE_KINDS:
             raise ValueError(f"unknown evidence kind {self.kind!r}")
+        if "kind" in self.detail:  # to_json would write it over the kind
+            raise ValueError(f"evidence {self.kind!r}: its detail cannot have a 'kind' key "
+                             f"(got {self.detail['kind']!r})")
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, **self.detail}

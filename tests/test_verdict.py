@@ -91,3 +91,14 @@ def test_an_attained_upper_end_bounds_the_optimum_from_above_only():
     assert bracket(verdict) == (None, 14) and is_proof(verdict)
     assert "within the claimed upper end 15" in describe(verdict)
     assert type(from_json(to_json(verdict))) is Attained
+
+
+def test_evidence_detail_cannot_rename_its_kind():
+    """A detail key "kind" used to be written over the kind by ``to_json``: a carried proof
+    came back from JSON as an exhaustive search."""
+    import pytest
+
+    with pytest.raises(ValueError, match="'kind' key"):
+        Evidence("carried", {"kind": "exhaustive-search", "memory": 4})
+    verdict = Verified(5, Evidence("carried", {"memory": 4}))
+    assert from_json(json.loads(json.dumps(to_json(verdict)))) == verdict
