@@ -102,3 +102,10 @@ def test_evidence_detail_cannot_rename_its_kind():
         Evidence("carried", {"kind": "exhaustive-search", "memory": 4})
     verdict = Verified(5, Evidence("carried", {"memory": 4}))
     assert from_json(json.loads(json.dumps(to_json(verdict)))) == verdict
+
+
+def test_a_replayed_schedule_verdict_reads_back():
+    """``from_json`` is the inverse of ``to_json``; a ``Legal`` (a replay's verdict) used to be
+    a ValueError, read as a ``Verified`` without a bound."""
+    verdict = Legal(7, 5, 2, 4, 21, 4, Evidence("replay"), "one-shot")
+    assert from_json(json.loads(json.dumps(to_json(verdict)))) == verdict
