@@ -78,13 +78,23 @@ class ClaimFile(pytest.File):
     def collect(self):
         from ioverify.claims.claim import load_file
 
+        seen: dict[str, int] = {}
         for claim in load_file(self.path):
-            for i, ob in enumerate(claim.obligations):
-                item = ObligationItem.from_parent(self, name=f"{claim.id}[{ob.id}]",
+            for ob in claim.obligations:
+                item = ObligationItem.from_parent(self, name=_item_name(claim.id, ob.id, seen),
                                                   obligation=ob)
                 if ob.heavy or ob.kind in ("exact-search", "partition"):
                     item.add_marker(pytest.mark.ioverify_solver)
                 yield item
+
+
+def _item_name(claim_id: str, obligation_id: str, seen: dict[str, int]) -> str:
+    """``CLAIM[OBLIGATION-ID]``; the n-th obligation with an id already taken in the file (two
+    numeric lower bounds on one instance: the id does not show the number) gets ``#n``, so
+    that each item can be selected, deselected and told apart in reports on its own."""
+    name = f"{claim_id}[{obligation_id}]"
+    seen[name] = seen.get(name, 0) + 1
+    return name if seen[name] == 1 else f"{claim_id}[{obligation_id}#{seen[name]}]"
 
 
 class ObligationFailed(Exception):

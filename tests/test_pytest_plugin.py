@@ -121,6 +121,21 @@ def test_claims_built_by_a_helper_or_bound_indented_are_collected(pytester):
                                  "*proofs/indented.py::indented?pyramid*"])
 
 
+def test_obligations_with_one_id_are_items_of_their_own(pytester):
+    """Two lower bounds on one instance have one obligation id (it does not show a number):
+    they used to be two items with one node id, a PASSED and a FAILED line that read alike and
+    could only be selected or deselected together."""
+    pytester.makepyfile(my_claims=CLAIMS.replace(
+        "4, lower_bound=8),)", "4, lower_bound=8),\n"
+        "          exact_search('pyramid-false', 'pyramid', {'height': 3}, 4, lower_bound=7))"))
+    result = pytester.runpytest("my_claims.py", "--collect-only", "-q", "-p", "no:cacheprovider")
+    ids = [line for line in result.outlines if line.startswith("my_claims.py::pyramid-false")]
+    assert ids == ["my_claims.py::pyramid-false[pyramid(height=3)/M=4/recompute/exact-search]",
+                   "my_claims.py::pyramid-false[pyramid(height=3)/M=4/recompute/exact-search#2]"]
+    result = pytester.runpytest(ids[1], "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
 def test_ordinary_python_files_are_not_claims(pytester):
     pytester.makepyfile(helper="CLAIMS_LIST = []\n", other="x = 1\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
