@@ -12,7 +12,8 @@ never collected.  Each obligation becomes one item with a readable id; items tha
 carry the ``ioverify_solver`` marker.  An item passes on a proof (optimal or verified) or a
 supported confrontation (``ioverify.verdict.exit_code`` 0); a refutation or a contradiction fails
 and prints the counterexample as commands you can paste; unknown or bounded fails too unless
-``--ioverify-unknown=skip`` (it is never a pass).
+``--ioverify-unknown=skip`` (it is never a pass).  A claim file whose ``CLAIMS`` is empty is
+one item, ``FILE::CLAIMS``, unknown: nothing was checked (``ioverify check`` says the same).
 """
 
 from __future__ import annotations
@@ -78,8 +79,11 @@ class ClaimFile(pytest.File):
     def collect(self):
         from ioverify.claims.claim import load_file
 
+        claims = load_file(self.path)
+        if not claims:  # as in ``ioverify check``: nothing checked is unknown, never a pass
+            yield NothingChecked.from_parent(self, name="CLAIMS")
         seen: dict[str, int] = {}
-        for claim in load_file(self.path):
+        for claim in claims:
             for ob in claim.obligations:
                 item = ObligationItem.from_parent(self, name=_item_name(claim.id, ob.id, seen),
                                                   obligation=ob)
@@ -103,7 +107,27 @@ class ObligationFailed(Exception):
         self.message = message
 
 
-class ObligationItem(pytest.Item):
+class _ClaimItem(pytest.Item):
+    def judge(self, verdict, failure) -> None:
+        """Pass on a verdict of exit code 0 (optimal, verified, or supported: a sweep's
+        evidence); skip an unknown or bounded one under ``--ioverify-unknown=skip``; fail
+        otherwise, with the text ``failure()``."""
+        from ioverify.verdict import describe, exit_code
+
+        if exit_code(verdict) == 0:
+            return
+        if verdict.status in ("unknown", "bounded") and \
+                self.config.getoption("ioverify_unknown") == "skip":
+            pytest.skip(f"{verdict.status}: {describe(verdict)}")
+        raise ObligationFailed(failure())
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ObligationFailed):
+            return excinfo.value.message
+        return super().repr_failure(excinfo, style)
+
+
+class ObligationItem(_ClaimItem):
     def __init__(self, *, obligation, **kwargs):
         super().__init__(**kwargs)
         self.obligation = obligation
@@ -114,26 +138,24 @@ class ObligationItem(pytest.Item):
         config = self.config
         budget = Budget(timeout=config.getoption("ioverify_budget"),
                         seed=config.getoption("ioverify_seed"))
-        result = run(self.obligation, budget_for(self.obligation, budget))
-        verdict = result.verdict
-        from ioverify.verdict import exit_code
-
-        if exit_code(verdict) == 0:  # optimal, verified, or supported (a sweep's evidence)
-            return
-        if verdict.status in ("unknown", "bounded") and \
-                config.getoption("ioverify_unknown") == "skip":
-            from ioverify.verdict import describe
-
-            pytest.skip(f"{verdict.status}: {describe(verdict)}")
-        raise ObligationFailed(failure_text(self.obligation, verdict))
-
-    def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, ObligationFailed):
-            return excinfo.value.message
-        return super().repr_failure(excinfo, style)
+        verdict = run(self.obligation, budget_for(self.obligation, budget)).verdict
+        self.judge(verdict, lambda: failure_text(self.obligation, verdict))
 
     def reportinfo(self):
         return self.path, None, f"{self.obligation.claim}: {self.obligation.id}"
+
+
+class NothingChecked(_ClaimItem):
+    """A claim file whose ``CLAIMS`` is empty: unknown, as ``ioverify check`` has it."""
+
+    def runtest(self):
+        from ioverify.verdict import Unknown, describe
+
+        verdict = Unknown(f"{self.path.name} defines no claims: nothing was checked")
+        self.judge(verdict, lambda: f"UNKNOWN: {describe(verdict)}")
+
+    def reportinfo(self):
+        return self.path, None, f"{self.path.name}: no claims"
 
 
 def failure_text(obligation, verdict) -> str:

@@ -136,6 +136,20 @@ def test_obligations_with_one_id_are_items_of_their_own(pytester):
     result.assert_outcomes(passed=1)
 
 
+def test_a_claim_file_without_claims_is_unknown(pytester):
+    """``CLAIMS = []`` (a filter that kept nothing, say) checks nothing: ``ioverify check``
+    says unknown (exit 3); pytest used to collect no item, so ``pytest tests my_claims.py``
+    passed.  Now one item fails, or is skipped under ``--ioverify-unknown=skip``."""
+    pytester.makepyfile(my_claims="from ioverify.claims import Claim\n\nCLAIMS = []\n",
+                        test_other="def test_other():\n    pass\n")
+    result = pytester.runpytest("test_other.py", "my_claims.py", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["UNKNOWN: my_claims.py defines no claims: nothing was checked"])
+    result = pytester.runpytest("my_claims.py", "-p", "no:cacheprovider",
+                                "--ioverify-unknown=skip")
+    result.assert_outcomes(skipped=1)
+
+
 def test_ordinary_python_files_are_not_claims(pytester):
     pytester.makepyfile(helper="CLAIMS_LIST = []\n", other="x = 1\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
