@@ -7,7 +7,8 @@ an integer is asked for (``True == 1`` in Python, but a flag is not a size).
 
 from __future__ import annotations
 
-from numbers import Integral
+import math
+from numbers import Integral, Real
 
 from ioverify.errors import InvalidArgument
 
@@ -46,6 +47,13 @@ def seed(name: str, value) -> int:
         raise InvalidArgument(f"{name} must be an integer from 0 to {MAX_SEED} (Z3's seeds are "
                               f"32-bit), got {value!r}")
     return int(value)
+
+
+def seconds(name: str, value) -> float:
+    """A time limit: a positive, finite number of seconds (nan and inf limit nothing)."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < math.inf:
+        raise InvalidArgument(f"{name} must be a positive number of seconds, got {value!r}")
+    return float(value)
 
 
 def choice(name: str, value, options) -> object:

@@ -3,14 +3,17 @@
 Registered through the ``pytest11`` entry point.  Importing it imports nothing heavy (no Z3, no
 SymPy, no NumPy): the obligations import what they need when they run.
 
-A claim file is a ``*.py`` file (not ``test_*``, ``_*`` or ``conftest.py``) that defines
-``CLAIMS`` and imports ``ioverify``, and that is either named on the command line or inside one
-of the folders of the ini option ``ioverify_claims`` (default ``proofs``, relative to the
-rootdir): a module elsewhere that happens to define ``CLAIMS`` is never collected.  Each
-obligation becomes one item with a readable id; items that run a solver carry the
-``ioverify_solver`` marker.  An item passes only on a proof
-(optimal or verified); a refutation fails and prints the counterexample as commands you can paste;
-unknown or bounded fails too unless ``--ioverify-unknown=skip`` (it is never a pass).
+A claim file is a ``*.py`` file (not ``test_*``, ``_*`` or ``conftest.py``) that names
+``CLAIMS`` (however it defines it: assigned, built by a helper, imported) and that is either one
+of pytest's initial paths (named on the command line, in an ``@file`` of arguments, or in the ini
+option ``testpaths``) or inside one of the folders of the ini option ``ioverify_claims`` (default
+``proofs``, relative to the rootdir): a module elsewhere that happens to define ``CLAIMS`` is
+never collected.  Each obligation becomes one item with a readable id; items that run a solver
+carry the ``ioverify_solver`` marker.  An item passes on a proof (optimal or verified) or a
+supported confrontation (``ioverify.verdict.exit_code`` 0); a refutation or a contradiction fails
+and prints the counterexample as commands you can paste; unknown or bounded fails too unless
+``--ioverify-unknown=skip`` (it is never a pass).  A claim file whose ``CLAIMS`` is empty is
+one item, ``FILE::CLAIMS``, unknown: nothing was checked (``ioverify check`` says the same).
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import re
 
 import pytest
 
-_CLAIMS_RE = re.compile(r"^CLAIMS\s*[:=]", re.M)
+# The word CLAIMS anywhere: a claim file may bind it indented or take it from a helper.
+_CLAIMS_RE = re.compile(r"\bCLAIMS\b")
 
 
 def pytest_addoption(parser):
@@ -59,13 +63,13 @@ def _check_options(config) -> None:
         raise pytest.UsageError(str(error)) from None
 
 
-def _configured(file_path, config) -> bool:
-    """Named on the command line, or inside a folder of ``ioverify_claims``."""
-    path = file_path.resolve()
-    named = {(config.invocation_params.dir / a.split("::")[0]).resolve()
-             for a in config.invocation_params.args if not a.startswith("-")}
-    if path in named:
+def _configured(file_path, session) -> bool:
+    """One of pytest's initial paths (the command line, an ``@file``, ``testpaths``), or inside
+    a folder of ``ioverify_claims``."""
+    if session.isinitpath(file_path):
         return True
+    config = session.config
+    path = file_path.resolve()
     folders = [(config.rootpath / f).resolve() for f in config.getini("ioverify_claims")]
     return any(path.is_relative_to(folder) for folder in folders)
 
@@ -73,13 +77,13 @@ def _configured(file_path, config) -> bool:
 def pytest_collect_file(file_path, parent):
     if file_path.suffix != ".py" or file_path.name.startswith(("test_", "_", "conftest")):
         return None
-    if not _configured(file_path, parent.config):
+    if not _configured(file_path, parent.session):
         return None
     try:
         text = file_path.read_text()
     except (OSError, UnicodeDecodeError):
         return None
-    if "ioverify" in text and _CLAIMS_RE.search(text):
+    if _CLAIMS_RE.search(text):
         return ClaimFile.from_parent(parent, path=file_path)
     return None
 
@@ -88,13 +92,26 @@ class ClaimFile(pytest.File):
     def collect(self):
         from ioverify.claims.claim import load_file
 
-        for claim in load_file(self.path):
-            for i, ob in enumerate(claim.obligations):
-                item = ObligationItem.from_parent(self, name=f"{claim.id}[{ob.id}]",
+        claims = load_file(self.path)
+        if not claims:  # as in ``ioverify check``: nothing checked is unknown, never a pass
+            yield NothingChecked.from_parent(self, name="CLAIMS")
+        seen: dict[str, int] = {}
+        for claim in claims:
+            for ob in claim.obligations:
+                item = ObligationItem.from_parent(self, name=_item_name(claim.id, ob.id, seen),
                                                   obligation=ob)
                 if ob.heavy or ob.kind in ("exact-search", "partition"):
                     item.add_marker(pytest.mark.ioverify_solver)
                 yield item
+
+
+def _item_name(claim_id: str, obligation_id: str, seen: dict[str, int]) -> str:
+    """``CLAIM[OBLIGATION-ID]``; the n-th obligation with an id already taken in the file (two
+    numeric lower bounds on one instance: the id does not show the number) gets ``#n``, so
+    that each item can be selected, deselected and told apart in reports on its own."""
+    name = f"{claim_id}[{obligation_id}]"
+    seen[name] = seen.get(name, 0) + 1
+    return name if seen[name] == 1 else f"{claim_id}[{obligation_id}#{seen[name]}]"
 
 
 class ObligationFailed(Exception):
@@ -103,7 +120,27 @@ class ObligationFailed(Exception):
         self.message = message
 
 
-class ObligationItem(pytest.Item):
+class _ClaimItem(pytest.Item):
+    def judge(self, verdict, failure) -> None:
+        """Pass on a verdict of exit code 0 (optimal, verified, or supported: a sweep's
+        evidence); skip an unknown or bounded one under ``--ioverify-unknown=skip``; fail
+        otherwise, with the text ``failure()``."""
+        from ioverify.verdict import describe, exit_code
+
+        if exit_code(verdict) == 0:
+            return
+        if verdict.status in ("unknown", "bounded") and \
+                self.config.getoption("ioverify_unknown") == "skip":
+            pytest.skip(f"{verdict.status}: {describe(verdict)}")
+        raise ObligationFailed(failure())
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ObligationFailed):
+            return excinfo.value.message
+        return super().repr_failure(excinfo, style)
+
+
+class ObligationItem(_ClaimItem):
     def __init__(self, *, obligation, **kwargs):
         super().__init__(**kwargs)
         self.obligation = obligation
@@ -114,26 +151,24 @@ class ObligationItem(pytest.Item):
         config = self.config
         budget = Budget(timeout=config.getoption("ioverify_budget"),
                         seed=config.getoption("ioverify_seed"))
-        result = run(self.obligation, budget_for(self.obligation, budget))
-        verdict = result.verdict
-        from ioverify.verdict import exit_code
-
-        if exit_code(verdict) == 0:  # optimal, verified, or supported (a sweep's evidence)
-            return
-        if verdict.status in ("unknown", "bounded") and \
-                config.getoption("ioverify_unknown") == "skip":
-            from ioverify.verdict import describe
-
-            pytest.skip(f"{verdict.status}: {describe(verdict)}")
-        raise ObligationFailed(failure_text(self.obligation, verdict))
-
-    def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, ObligationFailed):
-            return excinfo.value.message
-        return super().repr_failure(excinfo, style)
+        verdict = run(self.obligation, budget_for(self.obligation, budget)).verdict
+        self.judge(verdict, lambda: failure_text(self.obligation, verdict))
 
     def reportinfo(self):
         return self.path, None, f"{self.obligation.claim}: {self.obligation.id}"
+
+
+class NothingChecked(_ClaimItem):
+    """A claim file whose ``CLAIMS`` is empty: unknown, as ``ioverify check`` has it."""
+
+    def runtest(self):
+        from ioverify.verdict import Unknown, describe
+
+        verdict = Unknown(f"{self.path.name} defines no claims: nothing was checked")
+        self.judge(verdict, lambda: f"UNKNOWN: {describe(verdict)}")
+
+    def reportinfo(self):
+        return self.path, None, f"{self.path.name}: no claims"
 
 
 def failure_text(obligation, verdict) -> str:
@@ -144,8 +179,17 @@ def failure_text(obligation, verdict) -> str:
              f"  {describe(verdict)}"]
     schedule = getattr(verdict, "schedule", None)
     if schedule is not None and obligation.kind == "exact-search":
-        lines += ["", "Replay the counterexample:", *paste_commands(obligation, schedule)]
+        lines += ["", _schedule_heading(verdict, schedule), *paste_commands(obligation, schedule)]
     return "\n".join(lines)
+
+
+def _schedule_heading(verdict, schedule) -> str:
+    """A counterexample only if the schedule beats the claimed figure; an unknown's best
+    schedule, or an optimum above a claimed one (refuted by the search's proof), is not one."""
+    claim = getattr(verdict, "claim", None)
+    if verdict.status == "refuted" and claim is not None and schedule.io < claim:
+        return "Replay the counterexample:"
+    return f"Replay the best schedule found ({schedule.io} I/O; not a counterexample):"
 
 
 def paste_commands(obligation, schedule) -> list[str]:

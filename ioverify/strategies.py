@@ -5,6 +5,7 @@ that imports it, and nothing else in the package imports this module.  Every str
 from Hypothesis primitives (integers, lists, booleans), so failing examples shrink.
 
     from hypothesis import given, strategies as st
+    from ioverify.game import replay
     from ioverify.strategies import dags, memory_sizes, schedules
 
     @given(st.data())
@@ -89,7 +90,7 @@ def schedules(dag: DAG, memory: int, *, variant: str = "recompute") -> st.Search
     terminate for every feasible M, ``M = dag.min_memory`` included.  Every output ends blue."""
     check_dag(dag)
     _integer("memory", memory, 1)
-    check_variant(variant)
+    variant = check_variant(variant)  # the name: a Variant record is accepted too
     why = infeasibility(dag, memory)
     if why is not None:
         raise InvalidArgument(f"no schedule exists: {why}")

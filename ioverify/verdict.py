@@ -54,6 +54,9 @@ class Evidence:
     def __post_init__(self):
         if self.kind not in EVIDENCE_KINDS:
             raise ValueError(f"unknown evidence kind {self.kind!r}")
+        if "kind" in self.detail:  # to_json would write it over the kind
+            raise ValueError(f"evidence {self.kind!r}: its detail cannot have a 'kind' key "
+                             f"(got {self.detail['kind']!r})")
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, **self.detail}
@@ -264,7 +267,7 @@ def to_json(verdict: Verdict, dag: Any = None) -> dict[str, Any]:
 def from_json(doc: dict[str, Any]) -> Verdict:
     """The verdict ``to_json`` wrote (a schedule stays in its JSON form): the inverse used to
     render pages from certificates.  A document of no known shape is a ValueError."""
-    cls = _class_of(doc.get("status"), doc.get("variant"), "at_most" in doc)
+    cls = _class_of(doc.get("status"), doc.get("variant"), set(doc))
     names = {f.name for f in fields(cls)}
     if set(doc) - {"status"} != names:
         raise ValueError(f"a {doc.get('status')!r} verdict has the fields {sorted(names)}, "
@@ -276,10 +279,12 @@ def from_json(doc: dict[str, Any]) -> Verdict:
     return cls(**values)
 
 
-def _class_of(status, variant, upper_end: bool = False) -> type:
+def _class_of(status, variant, keys: set) -> type:
+    """The class of a verdict document: its status, and for the five that verify, the
+    variant (a kernel's, a formula's) or the field that only one of them has."""
     if status == "verified":
         return {"kernel": Certified, "formula": Proved}.get(
-            variant, Attained if upper_end else Verified)
+            variant, Attained if "at_most" in keys else Legal if "loads" in keys else Verified)
     classes = {"optimal": Optimal, "refuted": Refuted, "bounded": Bounded, "unknown": Unknown,
                "infeasible": Infeasible, "supported": Supported, "contradicted": Contradicted}
     if status not in classes:

@@ -46,6 +46,19 @@ def test_generated_schedules_replay(variant, data):
     assert result.peak <= memory
 
 
+@given(data=st.data())
+def test_a_variant_record_is_read_as_its_name(data):
+    """``schedules(dag, M, variant=ONE_SHOT)`` (the registered record, which the argument
+    accepts) used to compare the record with the string "one-shot", find them different, and
+    draw recompute play: schedules that compute a vertex twice, illegal in one-shot."""
+    from ioverify.game.rules import ONE_SHOT
+
+    dag = pyramid(4)  # shared predecessors: recompute play recomputes on most draws
+    schedule = data.draw(schedules(dag, 3, variant=ONE_SHOT))
+    result = replay(dag, schedule, 3, ONE_SHOT)
+    assert result.ok, result.describe()
+
+
 @given(schedules(pyramid(4), 3, variant="one-shot"))
 def test_one_shot_schedules_at_minimum_memory_on_a_pyramid(schedule):
     assert replay(pyramid(4), schedule, 3, "one-shot").ok
@@ -86,6 +99,16 @@ def test_every_public_strategy_is_documented():
     for name in strategies.__all__:
         assert getattr(strategies, name).__doc__, name
     assert "test extra" in strategies.__doc__
+
+
+def test_the_module_example_runs():
+    """The example at the top of ``ioverify.strategies`` (shown in the API reference) used
+    ``replay`` without importing it: NameError when pasted."""
+    lines = strategies.__doc__.splitlines()
+    code = "\n".join(line[4:] for line in lines if line.startswith("    "))
+    namespace = {}
+    exec(code, namespace)
+    namespace["test_schedules_replay"]()
 
 
 def test_the_package_does_not_import_hypothesis():

@@ -91,3 +91,21 @@ def test_an_attained_upper_end_bounds_the_optimum_from_above_only():
     assert bracket(verdict) == (None, 14) and is_proof(verdict)
     assert "within the claimed upper end 15" in describe(verdict)
     assert type(from_json(to_json(verdict))) is Attained
+
+
+def test_evidence_detail_cannot_rename_its_kind():
+    """A detail key "kind" used to be written over the kind by ``to_json``: a carried proof
+    came back from JSON as an exhaustive search."""
+    import pytest
+
+    with pytest.raises(ValueError, match="'kind' key"):
+        Evidence("carried", {"kind": "exhaustive-search", "memory": 4})
+    verdict = Verified(5, Evidence("carried", {"memory": 4}))
+    assert from_json(json.loads(json.dumps(to_json(verdict)))) == verdict
+
+
+def test_a_replayed_schedule_verdict_reads_back():
+    """``from_json`` is the inverse of ``to_json``; a ``Legal`` (a replay's verdict) used to be
+    a ValueError, read as a ``Verified`` without a bound."""
+    verdict = Legal(7, 5, 2, 4, 21, 4, Evidence("replay"), "one-shot")
+    assert from_json(json.loads(json.dumps(to_json(verdict)))) == verdict
