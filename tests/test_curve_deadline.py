@@ -158,3 +158,22 @@ def test_the_table_does_not_build_the_json_records(dag, tmp_path, monkeypatch, c
     code = main(["pebble", str(path), "-M", "3..4", "-j", "1", "--max-states", "300",
                  "--rlimit", "1000", "--no-cp-sat"])
     assert code in (0, 3) and "cells settled" in capsys.readouterr().out
+
+
+def test_cells_cut_short_are_settled_by_the_trivial_bound_and_their_certificates_recheck(
+        dag, clock, monkeypatch, tmp_path):
+    """The carrying cut by the timeout still settles a schedule meeting the trivial bound
+    (else its bracket was kept one below it, and its certificate rejected); a cell without an
+    upper end writes a certificate the re-check accepts as unknown."""
+    from ioverify.certificate.curve import write_curve_certificates
+    from ioverify.certificate.recheck import check_file
+
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 10.0))
+    memories = list(range(3, 30))
+    result = curve(dag, memories, ("recompute",), timeout=len(memories) * 10.0 - 15.0)
+    met = [c for c in result.cells.values() if c.upper == result.trivial]
+    assert met and all(c.settled for c in met) and result.unbounded() >= 1
+    paths = write_curve_certificates(result, dag, tmp_path,
+                                     {"family": "dag-file", "params": {"file": "dag.json"}})
+    statuses = {check_file(path).status for path in paths}
+    assert "rejected" not in statuses

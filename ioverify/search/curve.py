@@ -431,6 +431,7 @@ class _Run:
     def finish(self) -> None:
         for cell in self.cells.values():
             if not cell.infeasible:
+                self.settle_trivially(cell)  # at once, where the timeout cut the carrying
                 cell.verdict = self.verdict_of(cell)
 
     def verdict_of(self, cell: Cell) -> Verdict:
