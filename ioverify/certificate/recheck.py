@@ -660,6 +660,8 @@ _UPPER_REPLAYED = re.compile(r"upper end from the schedule at M = ([1-9][0-9]*) 
                              r"recompute)\)")
 _UPPER_FOUND = re.compile(r"upper end from the ([A-Za-z0-9][A-Za-z0-9 ._:/-]{0,79}) "
                           r"schedule")
+# A cell the timeout kept from its greedy schedule (``search.curve.evidence_lines``).
+_NO_UPPER = "no upper end: the timeout came before the cell's greedy schedule"
 _LOWER_CARRIED = re.compile(r"lower end from M = ([1-9][0-9]*) \((one-shot|recompute)\) "
                             r"\((.+)\)")
 
@@ -684,8 +686,11 @@ def _curve_lines(doc: dict, dag, log: _Log) -> None:
                               f"{len(lines)}")
     upper, lower = lines
     replayed, found = _UPPER_REPLAYED.fullmatch(upper), _UPPER_FOUND.fullmatch(upper)
-    _require(found is not None or (replayed is not None and (int(replayed[3]), replayed[4])
-                                   == (memory, variant)),
+    none = upper == _NO_UPPER and verdict["status"] == "unknown" \
+        and verdict.get("upper_bound") is None
+    _require(found is not None or none or (replayed is not None
+                                           and (int(replayed[3]), replayed[4])
+                                           == (memory, variant)),
              f"{what}: {upper!r} is not how the curve names where the schedule of the cell "
              f"M = {memory} ({variant}) was found")
     evidence = verdict.get("evidence")

@@ -137,12 +137,17 @@ def read_dag_within(path: str, start: float, timeout: float | None):
     """Read a DAG file for a command whose ``--timeout`` counts from ``start`` (a
     ``time.monotonic()`` value): the DAG, or None if the time runs out first.  The reading runs
     on a daemon thread that is abandoned at the deadline (it changes nothing outside itself, and
-    ends with the process), so no exception has to be thrown into running code."""
+    ends with the process), so no exception has to be thrown into running code.  A file past
+    ``read_child.CHILD_READ_BYTES`` is read in a child process instead, ended at the deadline or
+    on a signal (the parse holds this interpreter, its signals and its clock)."""
     import threading
     import time
 
+    from ioverify.cli.read_child import CHILD_READ_BYTES, read_dag_in_child
     from ioverify.dag.jsonio import read_dag
 
+    if _size(path) > CHILD_READ_BYTES:  # a parse of seconds: in a child that can be killed
+        return read_dag_in_child(path, None if timeout is None else start + timeout)
     if timeout is None:
         return read_dag(path)
     result: dict = {}
@@ -161,3 +166,13 @@ def read_dag_within(path: str, start: float, timeout: float | None):
     if "error" in result:
         raise result["error"]
     return result["dag"]
+
+
+def _size(path: str) -> int:
+    """The file's size in bytes, 0 if it cannot be read (``read_dag`` then says why)."""
+    import os
+
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

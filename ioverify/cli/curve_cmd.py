@@ -85,14 +85,15 @@ def curve_command(args, memories: list[int], variant: str, progress) -> int:
         print(f"unknown: timeout while reading the DAG: nothing searched; "
               f"{time.monotonic() - start:.2f} s")
         return EXIT_UNKNOWN
-    timeout = None if args.timeout is None else max(0.5, args.timeout - (time.monotonic() - start))
-    with _executor(args) as (executor, workers):
-        result = curve(dag, memories, variants, timeout=timeout, rlimit=args.rlimit,
-                       max_states=args.max_states, executor=executor, workers=workers,
-                       progress=progress, upper_workers=portfolio(not args.no_cp_sat))
-    records = curve_records(result, dag)
-    if args.json:
-        print_json(records)
+    runner = _executor(args)
+    with runner as (executor, workers):
+        result = curve(dag, memories, variants, timeout=args.timeout, started=start,
+                       rlimit=args.rlimit, max_states=args.max_states, executor=executor,
+                       workers=workers, progress=progress,
+                       upper_workers=portfolio(not args.no_cp_sat))
+        runner.abandon = result.abandoned > 0  # searches past the timeout: not waited for
+    if args.json:  # every cell's schedule as JSON: about 0.1 s a cell on 43,440 vertices
+        print_json(curve_records(result, dag))
     else:
         print(curve_table(result, variants))
     if args.plot:
@@ -120,6 +121,7 @@ class _executor:
 
     def __init__(self, args):
         self.args, self.close, self.stop = args, None, None
+        self.abandon = False  # set when searches still run that no one waits for
 
     def __enter__(self):
         args = self.args
@@ -143,8 +145,8 @@ class _executor:
         return None, 1
 
     def __exit__(self, kind, error, trace):
-        if kind is not None and self.stop is not None:
-            self.stop()  # Ctrl-C, SIGTERM or an error: no cell is waited for
+        if (kind is not None or self.abandon) and self.stop is not None:
+            self.stop()  # Ctrl-C, SIGTERM, an error or the timeout: no cell is waited for
         elif self.close is not None:
             self.close()
         return False
@@ -171,7 +173,7 @@ def cell_text(cell) -> str:
         return "infeasible"
     if cell.settled:
         return str(cell.upper)
-    return f"[{cell.verdict.lower_bound}, {cell.upper}]"
+    return f"[{cell.verdict.lower_bound}, {'?' if cell.upper is None else cell.upper}]"
 
 
 def curve_table(result, variants) -> str:
@@ -187,7 +189,18 @@ def curve_table(result, variants) -> str:
     lines = ["  ".join(x.rjust(w) for x, w in zip(r, widths)) for r in [header, *rows]]
     lines.append(f"{result.settled()} of {len(result.cells)} cells settled, total bracket width "
                  f"{result.total_width()}, {result.seconds:.1f} s")
+    if result.timeout_reached is not None:
+        lines.append(timeout_line(result))
     return "\n".join(lines)
+
+
+def timeout_line(result) -> str:
+    """What the timeout stopped, and the cells it left without an upper end ('?')."""
+    line = f"timeout reached while {result.timeout_reached}"
+    if result.unbounded():
+        line += (f"; {result.unbounded()} cells have no schedule yet (?): only the trivial or a "
+                 f"carried lower bound is proved there")
+    return line
 
 
 def curve_records(result, dag) -> list[dict]:

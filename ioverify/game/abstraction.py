@@ -380,7 +380,7 @@ KINDS = {"abstraction": False, "abstraction-shared": True}
 
 
 def parts_of(dag: DAG, max_vertices: int = PART_MAX_VERTICES,
-             share_inputs: bool = False) -> list[int]:
+             share_inputs: bool = False, deadline: float | None = None) -> list[int]:
     """Parts (vertex masks) of ``dag``'s useful vertices for the bound: for an attention
     backward DAG (recognised by its vertex names) whose rows fit in ``max_vertices``, its query
     rows (``attention_backward_rows``); else the connected pieces of the non-input vertices
@@ -396,12 +396,15 @@ def parts_of(dag: DAG, max_vertices: int = PART_MAX_VERTICES,
     (attention_forward(3,1), M = 3: 37 disjoint, 45 shared; attention_backward(2,1), M = 5: 26
     and 24), so ``pebble`` computes both at the start and keeps the stronger.  Any such parts
     give a valid bound (module docstring); these only aim at a strong one.  Empty if there is
-    only one part (then the bound is the game itself)."""
+    only one part (then the bound is the game itself).  ``deadline`` (a ``time.monotonic()``
+    value): DeadlineReached once it passes (each kind takes about a second on a DAG of 43,440
+    vertices, attention_backward(60,1))."""
+    _in_time(deadline)
     parts = _disjoint_parts(dag, max_vertices)
     if not share_inputs or len(parts) <= 1:
         parts = _joined(parts)
         return parts if len(parts) > 1 else []
-    shared = _share_inputs(dag, parts)
+    shared = _share_inputs(dag, parts, deadline)
     if shared == parts or any(part.bit_count() > max_vertices for part in shared):
         return []
     shared = _joined(shared)
@@ -445,10 +448,12 @@ def _disjoint_parts(dag: DAG, max_vertices: int) -> list[int]:
     return [sum(1 << v for v in part) for part in parts if part]
 
 
-def _share_inputs(dag: DAG, parts: list[int]) -> list[int]:
-    """``parts`` with each input added to every part holding one of its successors."""
+def _share_inputs(dag: DAG, parts: list[int], deadline: float | None = None) -> list[int]:
+    """``parts`` with each input added to every part holding one of its successors (a pass
+    over the inputs per part: the clock is read per part)."""
     shared = []
     for part in parts:
+        _in_time(deadline)
         inside = set(_bits(part))  # a set: shifting a long mask per look-up is quadratic
         shared.append(part | _mask_of([v for v in dag.inputs
                                        if any(s in inside for s in dag.succs[v])], len(dag)))

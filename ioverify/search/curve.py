@@ -35,16 +35,17 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ioverify.dag.model import DAG
-from ioverify.errors import InternalError, InvalidArgument
+from ioverify.errors import DeadlineReached, InternalError, InvalidArgument
 from ioverify.game.greedy import best_greedy_schedule
 from ioverify.game.lemmas import carry_fact, trivial_lower_bound
 from ioverify.game.replay import replay
 from ioverify.game.rules import Schedule, infeasibility
-from ioverify.search.pebbling import pebble
+from ioverify.search.pebbling import FINISH_SHARE, pebble
 from ioverify.verdict import Evidence, Infeasible, Optimal, Unknown, Verdict, describe
 
 VARIANTS = ("one-shot", "recompute")  # one-shot first: its schedules feed recompute
 MIN_SLICE = 1.0  # seconds: no search gets less
+MIN_SEARCH = 0.05  # seconds: a search started with less left of its slice is not run
 
 
 def carries_upper(source: tuple[int, str], target: tuple[int, str]) -> bool:
@@ -88,7 +89,11 @@ class Cell:
 
     @property
     def width(self) -> int:
-        return 0 if self.settled or self.infeasible else self.upper - self.lower
+        """The bracket's width; 0 when settled, infeasible or without an upper end (no greedy
+        schedule before the timeout: nothing to narrow, the time is spent)."""
+        if self.settled or self.infeasible or self.upper is None:
+            return 0
+        return self.upper - self.lower
 
 
 @dataclass
@@ -99,9 +104,16 @@ class Curve:
     trivial: int
     seconds: float
     improvements: dict[str, int]  # per upper-bound worker: how often it lowered an upper end
+    timeout_reached: str | None = None  # the phase the timeout stopped, if it stopped one
+    abandoned: int = 0  # searches not waited for past the timeout: their workers are to end
 
     def settled(self) -> int:
         return sum(c.settled for c in self.cells.values())
+
+    def unbounded(self) -> int:
+        """The feasible cells without an upper end (the timeout came before their greedy
+        schedule)."""
+        return sum(c.upper is None and not c.infeasible for c in self.cells.values())
 
     def total_width(self) -> int:
         return sum(c.width for c in self.cells.values())
@@ -125,8 +137,8 @@ def parse_memory_range(text: str) -> list[int]:
 
 
 # The values of M a curve takes at most: each cell gets a greedy schedule and the carrying
-# compares cells pairwise before the time limit is looked at (3..5000 on matmul(2,2,2) ran for
-# minutes past --timeout 5).
+# compares cells pairwise (3..5000 on matmul(2,2,2) ran for minutes past --timeout 5, when
+# neither looked at the time limit).
 MAX_MEMORIES = 256
 
 
@@ -135,26 +147,35 @@ MAX_MEMORIES = 256
 def curve(dag: DAG, memories: list[int], variants=VARIANTS, *, timeout: float | None = None,
           seed: int = 0, rlimit: int | None = None, max_states: int | None = None,
           executor: futures.Executor | None = None, workers: int = 1,
-          progress: Callable[[str], None] | None = None, upper_workers=()) -> Curve:
+          progress: Callable[[str], None] | None = None, upper_workers=(),
+          started: float | None = None) -> Curve:
     """Every cell of ``memories`` x ``variants``: greedy and trivial bounds first, carried;
     then the searches, widest bracket first, each with a slice of the one ``timeout`` (a first
     pass sharing it evenly among the open cells, what a settled cell leaves going to the
     others, then doubled slices for the cells still open), results carried as they arrive.  Without a timeout every open cell is searched once under the
     work budget (``rlimit``, ``max_states``).  ``executor``: where the searches run (None: in
     this process), ``workers`` of them at once.  ``upper_workers``: extra upper-bound workers
-    (``ioverify.search.cpsat``), run on a cell after its search, their schedules replayed."""
+    (``ioverify.search.cpsat``), run on a cell after its search, their schedules replayed.
+    ``started``: the ``time.monotonic()`` value the timeout counts from (default: now; the CLI
+    passes its own start, so that reading the DAG counts too).
+
+    Every phase looks at the timeout (TIME): the greedy schedules, the carrying, the searches.
+    A cell the timeout keeps from its greedy schedule has no upper end; whatever it was not
+    given stays unknown, and ``Curve.timeout_reached`` names the phase that was stopped."""
     if not memories or not variants:
         raise InvalidArgument("a curve needs at least one M and one variant")
-    start = time.monotonic()
+    start = time.monotonic() if started is None else started
     run = _Run(dag, memories, list(variants), timeout, seed, rlimit, max_states, start,
-               progress, list(upper_workers), workers if executor is not None else 1)
+               progress, list(upper_workers), workers if executor is not None else 1,
+               local=executor is None or isinstance(executor, futures.ProcessPoolExecutor))
     run.start_cells()
     if executor is None:
         run.serial()
     else:
         run.parallel(executor, workers)
     run.finish()
-    return Curve(run.cells, run.trivial, time.monotonic() - start, run.improvements)
+    return Curve(run.cells, run.trivial, time.monotonic() - start, run.improvements,
+                 run.timeout_reached, len(run.abandoned))
 
 
 @dataclass
@@ -170,11 +191,16 @@ class _Run:
     progress: Callable[[str], None] | None
     upper_workers: list
     workers: int = 1  # searches at once
+    local: bool = True  # the searches run on this machine: they may read its clock (TIME)
     cells: dict = field(default_factory=dict)
     trivial: int = 0
     improvements: dict = field(default_factory=dict)
+    timeout_reached: str | None = None  # the phase the timeout stopped (TIME)
+    abandoned: list = field(default_factory=list)  # cells whose search was not waited for
+    reserve: float = 0.0  # seconds kept back from the searches for carrying (TIME)
 
     def start_cells(self) -> None:
+        """Each cell's greedy schedule (none once the timeout has passed), then carried."""
         self.trivial = trivial_lower_bound(self.dag)
         for m in self.memories:
             for v in sorted(self.variants, key=VARIANTS.index):
@@ -183,16 +209,48 @@ class _Run:
                 if cell.infeasible:
                     cell.verdict = Infeasible(cell.infeasible, v)
                 else:
-                    self.offer(cell, best_greedy_schedule(self.dag, m), "greedy")
+                    self.offer(cell, self.greedy(m), "greedy")
                 self.cells[cell.key] = cell
         self.carry()
+        self.reserve = self.reserve_for_carrying()
+
+    def greedy(self, memory: int) -> Schedule | None:
+        """The greedy schedule at ``memory``, or None if the timeout comes first."""
+        if self.out_of_time("building the greedy schedules"):
+            return None
+        try:
+            return best_greedy_schedule(self.dag, memory, self.deadline)
+        except DeadlineReached:
+            self.out_of_time("building the greedy schedules")
+            return None
 
     # --- time ---
 
+    @property
+    def deadline(self) -> float | None:
+        return None if self.timeout is None else self.start + self.timeout
+
     def left(self) -> float | None:
+        """The seconds the searches may still start in: the timeout less the reserve."""
         if self.timeout is None:
             return None
-        return self.timeout - (time.monotonic() - self.start)
+        return self.timeout - self.reserve - (time.monotonic() - self.start)
+
+    def out_of_time(self, phase: str) -> bool:
+        """Whether the timeout has passed; the first phase it stops is recorded."""
+        if self.deadline is None or time.monotonic() < self.deadline:
+            return False
+        if self.timeout_reached is None:
+            self.timeout_reached = phase
+        return True
+
+    def reserve_for_carrying(self) -> float:
+        """The seconds kept back from the searches, for replaying and carrying the last
+        results: what the greedy schedules and their carrying took (a measure of the DAG's
+        size), at most FINISH_SHARE of the timeout."""
+        if self.timeout is None:
+            return 0.0
+        return min(time.monotonic() - self.start, FINISH_SHARE * self.timeout)
 
     def slice_for(self, cell: Cell) -> float | None:
         """The seconds ``cell``'s next search gets: in the first pass an even share of what is
@@ -214,6 +272,8 @@ class _Run:
         none is open or the time is spent."""
         left = self.left()
         if left is not None and left < MIN_SLICE:
+            if any(c.width > 0 for c in self.cells.values()):
+                self.timeout_reached = self.timeout_reached or "searching other cells"
             return None
         open_cells = [c for c in self.cells.values() if c.width > 0 and c.key not in busy
                       and (self.timeout is not None or c.runs == 0)]
@@ -231,8 +291,9 @@ class _Run:
         self.report(f"searching {cell_name(cell.key)}, bracket [{cell.lower}, {cell.upper}]"
                     + (f", {seconds:.1f} s" if seconds else ""))
         workers = [w for w in self.upper_workers if w.applies(self.dag)]
+        ends = None if seconds is None or not self.local else time.monotonic() + seconds
         return (self.dag, cell.memory, cell.variant, seconds, self.seed, self.rlimit,
-                self.max_states, cell.schedule, workers, self.enough(cell))
+                self.max_states, cell.schedule, workers, self.enough(cell), ends)
 
     def enough(self, cell: Cell) -> int | None:
         """The best lower bound a settled cell carries to ``cell``: a schedule that cheap
@@ -246,6 +307,8 @@ class _Run:
             self.absorb(cell, run_cell(self.task(cell)))
 
     def parallel(self, executor: futures.Executor, workers: int) -> None:
+        """The searches on ``executor``, ``workers`` at once; past the timeout and GRACE no
+        search is waited for (its cell keeps what it had; the caller ends the workers)."""
         pending: dict = {}
         while True:
             while len(pending) < workers:
@@ -255,7 +318,13 @@ class _Run:
                 pending[executor.submit(run_cell, self.task(cell))] = cell.key
             if not pending:
                 return
-            done, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
+            wait = None if self.deadline is None else max(
+                0.0, self.deadline + GRACE - time.monotonic())
+            done, _ = futures.wait(pending, timeout=wait, return_when=futures.FIRST_COMPLETED)
+            if not done:
+                self.out_of_time("waiting for the searches")
+                self.abandoned = [self.cells[key] for key in pending.values()]
+                return
             for future in done:
                 self.absorb(self.cells[pending.pop(future)], future.result())
 
@@ -301,11 +370,15 @@ class _Run:
         return True
 
     def carry(self) -> None:
-        """Carry schedules and lower bounds until nothing changes (fixpoint of the facts)."""
+        """Carry schedules and lower bounds until nothing changes (fixpoint of the facts), or
+        the timeout passes (each step carried is sound alone: what is not carried is not
+        known)."""
         changed = True
         while changed:
             changed = False
             for target in self.cells.values():
+                if self.out_of_time("carrying results between cells"):
+                    return
                 if target.infeasible:
                     continue
                 changed |= self.settle_trivially(target)
@@ -317,7 +390,7 @@ class _Run:
 
     def settle_trivially(self, cell: Cell) -> bool:
         """A schedule meeting the trivial bound is optimal (evidence ``trivial-bound``)."""
-        if cell.settled or cell.upper > self.trivial:
+        if cell.settled or cell.upper is None or cell.upper > self.trivial:
             return False
         cell.settled, cell.lower, cell.lower_from = True, self.trivial, None
         cell.verdict = Optimal(cell.upper, cell.schedule,
@@ -326,9 +399,17 @@ class _Run:
 
     def carry_pair(self, source: Cell, target: Cell) -> bool:
         changed = False
-        if source.schedule is not None and carries_upper(source.key, target.key):
+        if source.schedule is not None and carries_upper(source.key, target.key) \
+                and (target.upper is None or source.upper < target.upper):
+            # A schedule's I/O does not depend on M or the variant: one no cheaper than the
+            # target's would be replayed for nothing (af(4,4), M = 3..150: 21,904 replays).
             changed |= self.offer(target, source.schedule, cell_name(source.key))
         if not carries_lower(source.key, target.key) or target.settled:
+            return changed
+        if target.upper is None:  # no schedule: nothing to settle, nothing to stay below
+            if source.lower > target.lower:
+                target.lower, target.lower_from = source.lower, source.key
+                return True
             return changed
         if source.settled and source.lower >= target.upper:
             target.settled, target.lower, target.lower_from = True, source.lower, source.key
@@ -350,6 +431,7 @@ class _Run:
     def finish(self) -> None:
         for cell in self.cells.values():
             if not cell.infeasible:
+                self.settle_trivially(cell)  # at once, where the timeout cut the carrying
                 cell.verdict = self.verdict_of(cell)
 
     def verdict_of(self, cell: Cell) -> Verdict:
@@ -363,17 +445,25 @@ class _Run:
             return Optimal(cell.upper, cell.schedule, carried_evidence(source, cell.lower),
                            cell.variant)
         if cell.verdict is None:
-            why = "not searched: the time was spent"
+            why = self.why_not_searched(cell)
         else:
             why = getattr(cell.verdict, "reason", None) or describe(cell.verdict)
+        if cell.upper is None:
+            return Unknown(why, cell.lower, None, cell.variant, None)
         # A bracket's lower end carries no evidence, so bounds it meets are kept one apart.
         lower = min(cell.lower, cell.upper - 1)
         return Unknown(why, lower, cell.upper, cell.variant, cell.schedule)
 
+    def why_not_searched(self, cell: Cell) -> str:
+        if self.timeout_reached is None:
+            return "not searched: the time was spent"
+        before = " before its greedy schedule" if cell.upper is None else ""
+        return f"not searched: timeout reached{before} (while {self.timeout_reached})"
+
     def describe(self, cell: Cell) -> str:
         if cell.settled:
             return f"optimal {cell.upper}"
-        return f"[{cell.lower}, {cell.upper}]"
+        return f"[{cell.lower}, {'?' if cell.upper is None else cell.upper}]"
 
     def report(self, message: str) -> None:
         if self.progress is not None:
@@ -388,14 +478,25 @@ def carried_evidence(source: Cell, bound: int) -> Evidence:
 
 
 WORKER_SHARE = 0.25  # of a cell's slice, for the extra upper-bound workers when any applies
+# Seconds past the timeout the curve waits for a search running elsewhere (its slice ends
+# before the timeout; a process slow to start, or a search slow to stop, is not waited for).
+GRACE = 0.25
 
 
 def run_cell(task: tuple) -> tuple[Verdict, float, list]:
     """One cell's search, then the extra upper-bound workers warm-started from the best
     schedule so far (a top-level function, so that processes and Dask can run it).  Returns
-    the verdict, the seconds and the workers' proposals, unchecked: ``absorb`` replays them."""
-    dag, memory, variant, seconds, seed, rlimit, max_states, incumbent, workers, enough = task
+    the verdict, the seconds and the workers' proposals, unchecked: ``absorb`` replays them.
+    The task's last item: where the slice ends on this machine's ``time.monotonic()`` clock
+    (a search on this machine: the time it waited to start is taken off its slice), or None
+    (elsewhere, the slice counts from its start)."""
+    dag, memory, variant, seconds, seed, rlimit, max_states, incumbent, workers, enough, ends = task
     start = time.monotonic()
+    if ends is not None:  # on the caller's machine: what starting here took is off the slice
+        seconds = ends - start
+        if seconds < MIN_SEARCH:
+            return Unknown("not searched: its slice had passed when it started",
+                           variant=variant), 0.0, []
     workers = workers if seconds is not None else []  # a work budget alone stays deterministic
     search_seconds = None if seconds is None else seconds * (1 - WORKER_SHARE * bool(workers))
     verdict = pebble(dag, memory, variant=variant, timeout=search_seconds, seed=seed,
@@ -432,7 +533,9 @@ def evidence_lines(curve: Curve, cell: Cell) -> list[str]:
     lines = []
     if cell.infeasible:
         return [cell.infeasible]
-    if cell.upper_from.startswith("M = "):
+    if cell.upper is None:
+        lines.append("no upper end: the timeout came before the cell's greedy schedule")
+    elif cell.upper_from.startswith("M = "):
         lines.append(f"upper end from the schedule at {cell.upper_from}, replayed at "
                      f"M = {cell.memory} ({cell.variant})")
     else:

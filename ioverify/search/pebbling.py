@@ -1148,8 +1148,12 @@ def _abstraction(st: _State, variant: Variant):
     trivial bound by that margin, is not computed."""
     best, trivial = None, trivial_lower_bound(st.dag)
     margin = max(ABSTRACTION_MARGIN, trivial // 4)
-    kinds = [(kind, parts) for kind, share_inputs in abstraction.KINDS.items()
-             if (parts := abstraction.parts_of(st.dag, share_inputs=share_inputs))]
+    try:  # the parts cost passes over the DAG: seconds past the deadline on 43,440 vertices
+        kinds = [(kind, parts) for kind, share_inputs in abstraction.KINDS.items()
+                 if (parts := abstraction.parts_of(st.dag, share_inputs=share_inputs,
+                                                   deadline=st.deadline))]
+    except DeadlineReached:
+        return None, None
     with _share(st, ABSTRACTION_SHARE[variant.at_most_once]):
         # Flat: the nested split makes the start value slower (attention_forward(2,2), M = 3:
         # 7.3 s against 2.2 s) for a small gain later (docs/performance.md).

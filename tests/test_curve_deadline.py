@@ -1,0 +1,179 @@
+"""Every phase of a curve looks at its timeout (greedy schedules, carrying, searches, waiting
+for searches run elsewhere), and what the timeout cut stays unknown.  A fake clock stands for
+time: nothing here is timed."""
+
+from __future__ import annotations
+
+import concurrent.futures as futures
+
+import pytest
+
+from ioverify.cli.curve_cmd import curve_table
+from ioverify.dag.registry import build
+from ioverify.errors import DeadlineReached
+from ioverify.game import abstraction
+from ioverify.game.greedy import best_greedy_schedule
+from ioverify.search import curve as curve_module
+from ioverify.search.curve import _Run, curve, run_cell
+
+
+class Clock:
+    """``time.monotonic`` as the test sets it."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def dag():
+    return build({"family": "attention-forward", "params": {"n": 2, "d": 1}})
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    fake = Clock()
+    monkeypatch.setattr(curve_module, "time", fake)
+    return fake
+
+
+def slow_greedy(clock, seconds):
+    """The greedy schedule, taking ``seconds`` of the fake clock each."""
+
+    def greedy(dag, memory, deadline=None):
+        clock.now += seconds
+        return best_greedy_schedule(dag, memory)
+
+    return greedy
+
+
+def test_the_timeout_stops_the_greedy_schedules_and_the_cells_left_stay_unknown(
+        dag, clock, monkeypatch):
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 10.0))
+    result = curve(dag, list(range(3, 9)), ("recompute",), timeout=15.0)
+    uppers = {m: cell.upper for (m, _), cell in result.cells.items()}
+    assert uppers[3] is not None and uppers[4] is not None  # the second ends past 15 s
+    assert all(uppers[m] is None for m in range(5, 9))
+    assert result.timeout_reached == "building the greedy schedules"
+    assert result.unbounded() == 4
+    for m in range(5, 9):
+        cell = result.cells[m, "recompute"]
+        assert (cell.verdict.status, cell.verdict.lower_bound, cell.verdict.upper_bound) == \
+            ("unknown", result.trivial, None)  # the trivial bound, nothing upgraded
+        assert "timeout reached" in cell.verdict.reason and cell.runs == 0
+    table = curve_table(result, ("recompute",))
+    assert "timeout reached while building the greedy schedules" in table
+    assert f"[{result.trivial}, ?]" in table
+
+
+def test_the_timeout_stops_the_carrying(dag, clock, monkeypatch):
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 0.0))
+    run = _Run(dag, list(range(3, 9)), ["one-shot", "recompute"], 5.0, 0, None, None, 0.0,
+               None, [])
+    calls = []
+
+    def carry_pair(source, target):  # the first step carried uses up the time
+        calls.append((source.key, target.key))
+        clock.now = 100.0
+        return False
+
+    monkeypatch.setattr(run, "carry_pair", carry_pair)
+    run.start_cells()
+    assert len(calls) < len(run.cells)  # the first target's sources at most, no second
+    assert run.timeout_reached == "carrying results between cells"
+
+
+def test_carrying_replays_only_schedules_cheaper_than_the_target_has(dag):
+    run = _Run(dag, list(range(3, 12)), ["one-shot", "recompute"], None, 0, None, None, 0.0,
+               None, [])
+    offered = []
+    offer = run.offer
+
+    def watched(cell, schedule, source):
+        if source.startswith("M = "):
+            offered.append((schedule.io, cell.upper))
+        return offer(cell, schedule, source)
+
+    run.offer = watched
+    run.start_cells()
+    assert all(upper is None or io < upper for io, upper in offered)
+
+
+class NeverDone(futures.Executor):
+    """An executor whose searches never answer; submitting one takes 10 s of the clock."""
+
+    def __init__(self, clock):
+        self.clock, self.submitted = clock, 0
+
+    def submit(self, fn, *args, **kwargs):
+        self.clock.now += 10.0
+        self.submitted += 1
+        return futures.Future()
+
+
+def test_searches_elsewhere_are_not_waited_for_past_the_timeout(dag, clock, monkeypatch):
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 0.0))
+    executor = NeverDone(clock)
+    result = curve(dag, [3, 4], ("recompute",), timeout=5.0, executor=executor, workers=1)
+    assert executor.submitted == 1
+    assert result.abandoned == 1 and result.timeout_reached == "waiting for the searches"
+    assert all(cell.verdict.status in ("unknown", "optimal") for cell in result.cells.values())
+
+
+def test_a_search_whose_slice_passed_before_it_started_is_not_run(dag, monkeypatch):
+    def no_search(*args, **kwargs):
+        raise AssertionError("searched past its slice")
+
+    monkeypatch.setattr(curve_module, "pebble", no_search)
+    import time
+
+    task = (dag, 4, "recompute", 5.0, 0, None, None, None, [], None, time.monotonic() - 1)
+    verdict, seconds, proposals = run_cell(task)
+    assert verdict.status == "unknown" and "not searched" in verdict.reason
+    assert proposals == []
+
+
+def test_the_abstraction_parts_stop_at_the_deadline(dag):
+    import time
+
+    with pytest.raises(DeadlineReached):
+        abstraction.parts_of(dag, share_inputs=True, deadline=time.monotonic() - 1)
+    assert abstraction.parts_of(dag, deadline=time.monotonic() + 60) == abstraction.parts_of(dag)
+
+
+def test_the_table_does_not_build_the_json_records(dag, tmp_path, monkeypatch, capsys):
+    """Every cell's schedule as JSON is built for --json only (on 43,440 vertices it took the
+    second a curve ended past its timeout)."""
+    from ioverify.cli import curve_cmd, main
+    from ioverify.dag.jsonio import dag_to_json
+
+    def no_records(*args):
+        raise AssertionError("JSON records built for the table")
+
+    monkeypatch.setattr(curve_cmd, "curve_records", no_records)
+    path = tmp_path / "dag.json"
+    path.write_text(dag_to_json(dag))
+    code = main(["pebble", str(path), "-M", "3..4", "-j", "1", "--max-states", "300",
+                 "--rlimit", "1000", "--no-cp-sat"])
+    assert code in (0, 3) and "cells settled" in capsys.readouterr().out
+
+
+def test_cells_cut_short_are_settled_by_the_trivial_bound_and_their_certificates_recheck(
+        dag, clock, monkeypatch, tmp_path):
+    """The carrying cut by the timeout still settles a schedule meeting the trivial bound
+    (else its bracket was kept one below it, and its certificate rejected); a cell without an
+    upper end writes a certificate the re-check accepts as unknown."""
+    from ioverify.certificate.curve import write_curve_certificates
+    from ioverify.certificate.recheck import check_file
+
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 10.0))
+    memories = list(range(3, 30))
+    result = curve(dag, memories, ("recompute",), timeout=len(memories) * 10.0 - 15.0)
+    met = [c for c in result.cells.values() if c.upper == result.trivial]
+    assert met and all(c.settled for c in met) and result.unbounded() >= 1
+    paths = write_curve_certificates(result, dag, tmp_path,
+                                     {"family": "dag-file", "params": {"file": "dag.json"}})
+    statuses = {check_file(path).status for path in paths}
+    assert "rejected" not in statuses
