@@ -115,6 +115,6 @@ def draw(name: str, doc: dict, path: Path) -> Path:
 
 def draw_all(docs: Path) -> list[Path]:
     """Every plot of PLOTS from the results recorded under ``docs``, into ``docs``/img."""
-    (docs / IMAGES).mkdir(parents=True, exist_ok=True)
-    return [draw(name, load_results(docs, suite), docs / IMAGES / name)
-            for name, suite in PLOTS.items()]
+    results = {name: load_results(docs, suite) for name, suite in PLOTS.items()}  # read first:
+    (docs / IMAGES).mkdir(parents=True, exist_ok=True)  # a missing one leaves no empty folder
+    return [draw(name, doc, docs / IMAGES / name) for name, doc in results.items()]
