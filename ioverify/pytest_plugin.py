@@ -6,7 +6,8 @@ SymPy, no NumPy): the obligations import what they need when they run.
 A claim file is a ``*.py`` file (not ``test_*``, ``_*`` or ``conftest.py``) that defines
 ``CLAIMS`` and imports ``ioverify``, and that is either named on the command line or inside one
 of the folders of the ini option ``ioverify_claims`` (default ``proofs``, relative to the
-rootdir): a module elsewhere that happens to define ``CLAIMS`` is never collected.  Each
+rootdir), or one of the shipped claims (``pytest --pyargs ioverify.proofs``, from any folder
+once ioverify is installed): a module elsewhere that happens to define ``CLAIMS`` is never collected.  Each
 obligation becomes one item with a readable id; items that run a solver carry the
 ``ioverify_solver`` marker.  An item passes only on a proof
 (optimal or verified); a refutation fails and prints the counterexample as commands you can paste;
@@ -15,6 +16,7 @@ unknown or bounded fails too unless ``--ioverify-unknown=skip`` (it is never a p
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -47,7 +49,19 @@ def _configured(file_path, config) -> bool:
     if path in named:
         return True
     folders = [(config.rootpath / f).resolve() for f in config.getini("ioverify_claims")]
-    return any(path.is_relative_to(folder) for folder in folders)
+    return any(path.is_relative_to(folder) for folder in folders + [_shipped_claims()])
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_claims():
+    """The folder of the shipped claims (``ioverify.proofs``) wherever ioverify is installed, so
+    that ``pytest --pyargs ioverify.proofs`` runs them without a clone of the repository.  Found
+    without importing it (its claims import the package)."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    spec = find_spec("ioverify.proofs")
+    return Path(spec.origin).parent.resolve()
 
 
 def pytest_collect_file(file_path, parent):

@@ -86,3 +86,11 @@ def test_importing_the_plugin_imports_no_solver():
             "sys.exit(', '.join(heavy) if heavy else 0)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_shipped_claims_are_collected_by_package_name_from_anywhere(pytester):
+    """Was: ``pytest --pyargs ioverify.proofs`` outside a clone collected no tests (the shipped
+    claims are installed as ioverify.proofs, outside any folder of ``ioverify_claims``)."""
+    result = pytester.runpytest("--pyargs", "ioverify.proofs", "--collect-only", "-q",
+                                "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*hong_kung_calibration.py::reference-optima?*"])
