@@ -86,6 +86,29 @@ def test_strategies_without_hypothesis_name_the_extra(monkeypatch):
         importlib.import_module("ioverify.strategies")
 
 
+def _manifest_files(monkeypatch) -> set[str]:
+    """The files MANIFEST.in puts into the sdist besides what setuptools adds by itself."""
+    from setuptools._distutils.filelist import FileList
+
+    monkeypatch.chdir(ROOT)  # the template's paths are relative to the project's top
+    files = FileList()
+    files.findall()
+    for line in (ROOT / "MANIFEST.in").read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            files.process_template_line(line)
+    return {str(Path(f)) for f in files.files}
+
+
+def test_the_sdist_carries_what_the_tests_read_and_the_license(monkeypatch):
+    """Was: no MANIFEST.in: the sdist had tests/test_*.py without conftest.py and the tests'
+    helpers, none of docs/ the tests read, and no license text."""
+    included = _manifest_files(monkeypatch)
+    needed = {"LICENSE", "mkdocs.yml", ".ci/run", "docs/claims/index.md"}
+    needed |= {str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("*.py")}
+    assert needed <= included, sorted(needed - included)
+    assert not any("__pycache__" in f or f.endswith(".pyc") for f in included)
+
+
 @pytest.mark.parametrize("pure, copy", [("1", "python"), ("", None)])
 def test_version_says_which_copy_of_the_search_runs(pure, copy, capsys, monkeypatch):
     """Was: 'ioverify 0.1.0' alone, while a build without a C compiler falls back to Python
