@@ -4,6 +4,7 @@ and what its source distribution carries (found by installing it as a new user w
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -120,3 +121,29 @@ def test_version_says_which_copy_of_the_search_runs(pure, copy, capsys, monkeypa
         main(["--version"])
     assert stop.value.code == 0
     assert capsys.readouterr().out.endswith(f"(search: {copy or engine.which()})\n")
+
+
+def _setup_module():
+    spec = importlib.util.spec_from_file_location("ioverify_setup", ROOT / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # not as __main__: setup() is not called
+    return module
+
+
+def test_only_a_build_translates_the_search(monkeypatch):
+    """Was: mypyc translated the search each time setuptools ran setup.py, three times in a
+    pip install (requirements, metadata, wheel): about 80 s instead of about 50."""
+    import types
+
+    calls = []
+    fake = types.ModuleType("mypyc.build")
+    fake.mypycify = lambda *args, **kwargs: calls.append(args) or []
+    monkeypatch.setitem(sys.modules, "mypyc", types.ModuleType("mypyc"))
+    monkeypatch.setitem(sys.modules, "mypyc.build", fake)
+    monkeypatch.delenv("IOVERIFY_PURE", raising=False)
+    setup = _setup_module()
+    for argv in (["egg_info"], ["dist_info", "--output-dir", "x"], ["sdist"]):
+        assert setup.compiled_search(argv) == [] and calls == []
+    setup.compiled_search(["bdist_wheel", "--dist-dir", "x"])
+    assert len(calls) == 1
+    assert not (ROOT / setup.COPY).exists()
