@@ -147,3 +147,12 @@ def test_only_a_build_translates_the_search(monkeypatch):
     setup.compiled_search(["bdist_wheel", "--dist-dir", "x"])
     assert len(calls) == 1
     assert not (ROOT / setup.COPY).exists()
+
+
+def test_to_networkx_without_networkx_names_the_extra(monkeypatch):
+    """Was: ModuleNotFoundError: No module named 'networkx' (it is no dependency of ioverify)."""
+    from ioverify.dag.jsonio import to_networkx
+
+    monkeypatch.setitem(sys.modules, "networkx", None)
+    with pytest.raises(ImportError, match=r"pip install 'ioverify\[test\]'"):
+        to_networkx(matmul(1, 1, 1))
