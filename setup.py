@@ -20,9 +20,16 @@ SOURCE = Path("ioverify", "game", "exhaustive.py")
 COPY = Path("ioverify", "game", "_exhaustive_native.py")
 
 
-def compiled_search() -> list:
-    """The extension modules of the compiled copy, or none where it cannot be built."""
-    if os.environ.get("IOVERIFY_PURE"):
+# The commands that build extension modules.  A pip install runs this file three times (the
+# requirements, the metadata, the wheel) and an sdist once: only a build translates the search
+# (mypyc's type check and C output take most of the install's time), the others need no C.
+BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
+
+
+def compiled_search(argv: list[str]) -> list:
+    """The extension modules of the compiled copy, or none where it cannot be built or the
+    command ``argv`` builds nothing."""
+    if os.environ.get("IOVERIFY_PURE") or not BUILDS & set(argv):
         return []
     try:
         from mypyc.build import mypycify
@@ -46,4 +53,7 @@ def compiled_search() -> list:
     return modules
 
 
-setup(ext_modules=compiled_search())
+if __name__ == "__main__":  # as setuptools runs it (a test imports it to call the above)
+    import sys
+
+    setup(ext_modules=compiled_search(sys.argv[1:]))

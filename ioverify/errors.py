@@ -101,6 +101,12 @@ class DeadlineReached(IOVerifyError, TimeoutError):
     exit_code = EXIT_UNKNOWN
 
 
+def missing_extra(feature: str, extra: str) -> InvalidArgument:
+    """The one-line error of a feature whose optional extra is not installed (exit 2)."""
+    return InvalidArgument(f"{feature} needs the optional '{extra}' extra: pip install "
+                           f"'ioverify[{extra}]'")
+
+
 class UnsupportedVariant(InvalidArgument):
     """A game variant that is not registered, or that the component asked does not implement
     (each component names the variants it implements and refuses the others rather than play

@@ -6,9 +6,10 @@ SymPy, no NumPy): the obligations import what they need when they run.
 A claim file is a ``*.py`` file (not ``test_*``, ``_*`` or ``conftest.py``) that names
 ``CLAIMS`` (however it defines it: assigned, built by a helper, imported) and that is either one
 of pytest's initial paths (named on the command line, in an ``@file`` of arguments, or in the ini
-option ``testpaths``) or inside one of the folders of the ini option ``ioverify_claims`` (default
-``proofs``, relative to the rootdir): a module elsewhere that happens to define ``CLAIMS`` is
-never collected.  Each obligation becomes one item with a readable id; items that run a solver
+option ``testpaths``), or inside one of the folders of the ini option ``ioverify_claims`` (default
+``proofs``, relative to the rootdir), or one of the shipped claims (``pytest --pyargs
+ioverify.proofs``, from any folder once ioverify is installed): a module elsewhere that happens
+to define ``CLAIMS`` is never collected.  Each obligation becomes one item with a readable id; items that run a solver
 carry the ``ioverify_solver`` marker.  An item passes on a proof (optimal or verified) or a
 supported confrontation (``ioverify.verdict.exit_code`` 0); a refutation or a contradiction fails
 and prints the counterexample as commands you can paste; unknown or bounded fails too unless
@@ -18,6 +19,7 @@ one item, ``FILE::CLAIMS``, unknown: nothing was checked (``ioverify check`` say
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -71,7 +73,19 @@ def _configured(file_path, session) -> bool:
     config = session.config
     path = file_path.resolve()
     folders = [(config.rootpath / f).resolve() for f in config.getini("ioverify_claims")]
-    return any(path.is_relative_to(folder) for folder in folders)
+    return any(path.is_relative_to(folder) for folder in folders + [_shipped_claims()])
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_claims():
+    """The folder of the shipped claims (``ioverify.proofs``) wherever ioverify is installed, so
+    that ``pytest --pyargs ioverify.proofs`` runs them without a clone of the repository.  Found
+    without importing it (its claims import the package)."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    spec = find_spec("ioverify.proofs")
+    return Path(spec.origin).parent.resolve()
 
 
 def pytest_collect_file(file_path, parent):

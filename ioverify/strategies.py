@@ -18,7 +18,11 @@ from Hypothesis primitives (integers, lists, booleans), so failing examples shri
 
 from __future__ import annotations
 
-from hypothesis import strategies as st
+try:
+    from hypothesis import strategies as st
+except ImportError:  # raised on import, as ImportError, naming the extra to install
+    raise ImportError("ioverify.strategies needs Hypothesis, of the optional 'test' extra: "
+                      "pip install 'ioverify[test]'") from None
 
 from ioverify._check import integer
 from ioverify.dag.model import DAG, DAGBuilder

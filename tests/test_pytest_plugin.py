@@ -7,9 +7,17 @@ import sys
 
 import pytest
 
+from ioverify.game import engine
 from ioverify.verdict import Bounded, Refuted, Unknown
 
 pytest_plugins = ["pytester"]
+
+# pytester's in-process runs drop the modules they imported when they end.  The compiled search
+# is an extension module, which Python never loads twice: dropped and imported again it keeps
+# the DAG class of its first import while ``ioverify.dag`` comes back with a new one, and the
+# next run's search refuses its own DAG ("dag must be an ioverify DAG, got DAG").  Loading the
+# search here, before any run, keeps it and the modules it holds out of every run's snapshot.
+engine.search()
 
 CLAIMS = '''
 from ioverify.claims.claim import Claim, exact_search
@@ -227,3 +235,13 @@ def test_only_a_schedule_that_beats_the_claim_is_called_a_counterexample(make, h
     lines = failure_text(obligation, make(_pyramid_one_schedule())).splitlines()
     assert heading in lines
     assert ("Replay the counterexample:" in lines) == heading.startswith("Replay the counterexample")
+
+
+def test_shipped_claims_are_collected_by_package_name_from_anywhere(pytester):
+    """Was: ``pytest --pyargs ioverify.proofs`` outside a clone collected no tests (the shipped
+    claims are installed as ioverify.proofs, outside any folder of ``ioverify_claims``).  In a
+    subprocess: collecting the shipped claims imports NumPy, which cannot be imported twice in
+    one process, and an in-process run drops what it imported when it ends."""
+    result = pytester.runpytest_subprocess("--pyargs", "ioverify.proofs", "--collect-only", "-q",
+                                "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*hong_kung_calibration.py::reference-optima?*"])

@@ -25,11 +25,11 @@ MEMORIES = {False: None, True: 2}  # quick: the two smallest feasible M only
 def run(quick: bool = False, out: Rows | None = None) -> int:
     from ioverify.search.cpsat import available
 
+    if not available():  # one line on stderr, exit 2 (not a table's note on stdout)
+        from ioverify.errors import missing_extra
+
+        raise missing_extra("ioverify bench peer", "cpsat")
     out = out or Rows()
-    if not available():
-        out.note("ioverify bench peer needs the optional 'cpsat' extra: pip install "
-                 "'ioverify[cpsat]'")
-        return 2
     out.note(machine_line())
     out.note(f"{'instance':26} {'M':>3} {'variant':>9} {'greedy':>6} {'peer':>5} {'proved':>6} "
              f"{'horizon':>7} {'seconds':>7}  replays")

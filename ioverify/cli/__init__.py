@@ -67,6 +67,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+class _Version(argparse.Action):
+    """``--version``: the version, and the copy of the search that runs (the build compiles it
+    where it can and falls back to Python quietly, so this is where an install says which)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ioverify import __version__
+        from ioverify.game.engine import which
+
+        print(f"ioverify {__version__} (search: {which()})")
+        parser.exit()
+
+
 def command_name(module: str) -> str:
     return module.rpartition(".")[2].removesuffix("_cmd")
 
@@ -80,9 +92,9 @@ def build_parser(only: str | None = None, *, full: bool = True) -> argparse.Argu
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    from ioverify import __version__
-
-    parser.add_argument("--version", action="version", version=f"ioverify {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the version and which copy of the exhaustive search runs "
+                             "(compiled or python), and exit")
     parser.add_argument("--debug", action="store_true",
                         help="show the traceback of an internal error (exit 4)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

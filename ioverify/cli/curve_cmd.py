@@ -65,7 +65,10 @@ def _check_outputs(args) -> None:
     from ioverify.report.curve_plot import plot_format
 
     if args.plot is not None:
+        from ioverify.report.plots import require
+
         plot_format(writable(args.plot))
+        require("--plot")
     if args.certificates is not None:
         writable_folder(args.certificates, "certificates")
 

@@ -86,10 +86,27 @@ def _claim_pages(folder: Path) -> dict[str, str]:
     return render_pages(_claim_results(folder), images)
 
 
+def _require_certificates(folder: Path, pages) -> None:
+    """The claim and confrontation pages are rendered from the certificates committed in a
+    clone of the repository: outside one, one line that says so (exit 2)."""
+    from ioverify.errors import InvalidArgument
+    from ioverify.report.claims import COMMITTED
+
+    certificates = folder / "claims" / COMMITTED
+    if {"claims", "bounds-confrontation.md"} & set(pages) and not certificates.is_dir():
+        raise InvalidArgument(f"no folder {str(certificates)!r}: `ioverify docs` regenerates "
+                              f"the docs of a clone of the repository (run it at the clone's "
+                              f"top, or give --docs DIR)")
+
+
 def _docs(args) -> int:
     from ioverify._io import writable_folder, write_files
     from ioverify.errors import exit_code_of
 
+    if args.performance_plots:
+        from ioverify.report.plots import require
+
+        require("--performance-plots")
     folder = writable_folder(args.docs, "the pages")
     if args.performance_plots:
         from ioverify.report.performance import draw_all
@@ -97,6 +114,7 @@ def _docs(args) -> int:
         for path in draw_all(folder):
             print(f"written: {path}")
         return 0
+    _require_certificates(folder, args.only or PAGES)
     rendered = {}
     for page in args.only or PAGES:  # everything rendered before anything is written
         rendered.update(render(page, docs=folder, search=not args.no_search,

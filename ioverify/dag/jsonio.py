@@ -69,8 +69,13 @@ def dag_to_json(dag: DAG) -> str:
 
 def to_networkx(dag: DAG):
     """A ``networkx.DiGraph`` of ``dag``: one node per vertex (its name), attributes ``op`` and
-    ``output`` (bool); ``from_networkx(to_networkx(dag))`` is ``dag`` again."""
-    import networkx as nx
+    ``output`` (bool); ``from_networkx(to_networkx(dag))`` is ``dag`` again.  networkx is not
+    a dependency of ioverify (the 'test' extra has it)."""
+    try:
+        import networkx as nx
+    except ImportError:
+        raise ImportError("to_networkx needs networkx, of the optional 'test' extra: pip install "
+                          "'ioverify[test]' (or networkx alone)") from None
 
     graph = nx.DiGraph()
     for v, name in enumerate(dag.names):

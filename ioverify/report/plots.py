@@ -33,6 +33,15 @@ def available() -> bool:
     return True
 
 
+def require(feature: str) -> None:
+    """Refuse ``feature`` (one line, exit 2) where matplotlib, of the 'docs' extra, is missing:
+    checked before any work, so that nothing is computed only to fail at the drawing."""
+    from ioverify.errors import missing_extra
+
+    if not available():
+        raise missing_extra(f"{feature} (matplotlib)", "docs")
+
+
 def _pyplot():
     import matplotlib
 
