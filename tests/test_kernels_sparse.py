@@ -16,7 +16,12 @@ from ioverify.trace.kernel import count_only, run_kernel
 from ioverify.kernels.reference import attention_softmax, block_mask, element_mask
 
 SPARSE = ["block-sparse-forward", "block-sparse-backward"]
-MASKS = [("causal", 0.5), ("random", 0.1), ("random", 0.5), ("random", 1.0)]
+MASKS = [("causal", None), ("random", 0.1), ("random", 0.5), ("random", 1.0)]
+
+
+def mask_params(mask: str, s: float | None) -> dict:
+    """The run's mask params: a density only for the mask that reads it."""
+    return {"mask": mask} if s is None else {"mask": mask, "density": s}
 
 
 def test_causal_block_mask_is_lower_triangular():
@@ -57,7 +62,7 @@ def test_masked_reference_with_full_mask_is_dense():
 @pytest.mark.parametrize("mask,s", MASKS)
 def test_sparse_kernels_certify_and_match_closed_form_on_grid(name, mask, s):
     grid = [(n, d, M) for n in (1, 3, 7, 10, 17) for d in (1, 2, 5) for M in (40, 97, 300)]
-    assert certify_on_grid(name, grid, mask=mask, density=s) >= 30
+    assert certify_on_grid(name, grid, **mask_params(mask, s)) >= 30
 
 
 def test_full_mask_costs_what_the_dense_kernels_cost():
@@ -131,8 +136,8 @@ def test_cli_flag_table_covers_every_kernel_option():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", SPARSE)
 def test_sparse_kernels_at_larger_sizes(name):
-    for n, d, M, mask, s in [(128, 16, 1024, "causal", 1.0), (200, 8, 600, "random", 0.2)]:
-        report = run_kernel(name, memory=M, n=n, d=d, mask=mask, density=s)
+    for n, d, M, mask, s in [(128, 16, 1024, "causal", None), (200, 8, 600, "random", 0.2)]:
+        report = run_kernel(name, memory=M, n=n, d=d, **mask_params(mask, s))
         assert report.certified and report.io == report.formula, (n, d, M, report.reason)
 
 
@@ -148,3 +153,12 @@ def test_lowered_sparse_schedule_replays(name):
     assert result.ok, result.describe()
     assert (result.loads, result.stores, result.peak) == (report.loads, report.stores,
                                                           report.peak)
+
+
+@pytest.mark.parametrize("mask", ["causal", "block-diagonal", "permutation", "banded"])
+def test_a_density_the_mask_leaves_unused_is_refused_in_a_run(mask):
+    """Was: refused on the command line only; a claim (or a library call) could certify
+    ``density=0.5`` with a causal mask, and its certificate recorded a density no run read."""
+    with pytest.raises(InvalidArgument, match=f"density applies only with mask random, not "
+                                              f"mask {mask}"):
+        run_kernel("block-sparse-forward", memory=200, n=8, d=2, mask=mask, density=0.5)

@@ -132,12 +132,20 @@ def ceil_div(a: int, b: int) -> int:
 
 
 def check_sizes(spec: KernelSpec, sizes: dict) -> dict:
-    """Parse: exactly the kernel's size names, each a positive integer."""
+    """Parse: exactly the kernel's size names, each a positive integer, and its options, none
+    given where another option's value leaves it unused (``density`` with a causal mask: a
+    record of the run would say more than the run used)."""
     unknown = set(sizes) - set(spec.sizes) - {o.name for o in spec.options} - {"blocks"}
     if unknown:
         raise InvalidArgument(f"kernel {spec.name!r} takes sizes {', '.join(spec.sizes)}, "
                               f"got unknown {sorted(unknown)[0]!r}")
     out = {o.name: o.parse(sizes.get(o.name, o.default)) for o in spec.options}
+    for option in spec.options:  # given, but left unused by another option's value: refused
+        if option.only_with and option.name in sizes:
+            other, values = option.only_with
+            if out[other] not in values:
+                raise InvalidArgument(f"kernel {spec.name!r}: {option.name} applies only with "
+                                      f"{other} {'|'.join(values)}, not {other} {out[other]}")
     for key in spec.sizes:
         value = sizes.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
