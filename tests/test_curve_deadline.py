@@ -129,7 +129,8 @@ def test_a_search_whose_slice_passed_before_it_started_is_not_run(dag, monkeypat
     monkeypatch.setattr(curve_module, "pebble", no_search)
     import time
 
-    task = (dag, 4, "recompute", 5.0, 0, None, None, None, [], None, time.monotonic() - 1)
+    task = (dag, 4, "recompute", 5.0, 0, None, None, None, False, [], None,
+            time.monotonic() - 1)
     verdict, seconds, proposals = run_cell(task)
     assert verdict.status == "unknown" and "not searched" in verdict.reason
     assert proposals == []
@@ -177,3 +178,31 @@ def test_cells_cut_short_are_settled_by_the_trivial_bound_and_their_certificates
                                      {"family": "dag-file", "params": {"file": "dag.json"}})
     statuses = {check_file(path).status for path in paths}
     assert "rejected" not in statuses
+
+
+def test_the_time_to_report_the_schedules_is_kept_back_from_every_phase(dag, clock, monkeypatch):
+    """Regression (found by trying): a 16-cell curve of attention_backward(60,1) with --json and
+    --timeout 10 took 11.7 to 13.2 s, the last 1.5 to 3 s writing its schedules (1 to 1.2 us
+    a move).  ``output_cost`` per move of the cells' schedules now comes off the deadline of
+    every phase, the next greedy schedule's included, at most half the timeout."""
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 10.0))
+    without = curve(dag, list(range(3, 9)), ("recompute",), timeout=25.0)
+    clock.now = 0.0
+    moves = len(best_greedy_schedule(dag, 3))
+    kept = curve(dag, list(range(3, 9)), ("recompute",), timeout=25.0, output_cost=4.0 / moves)
+    bounded = lambda result: sorted(m for (m, _), cell in result.cells.items() if cell.upper)
+    assert bounded(without) == [3, 4, 5]  # ends at 30 s: past 25
+    assert bounded(kept) == [3, 4]  # at 20 s, the next one reckoned at 4 s more: past 25 - 4
+
+
+def test_the_reserve_for_reporting_counts_every_cell_s_moves_and_stops_at_half(dag, clock,
+                                                                               monkeypatch):
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 0.0))
+    run = _Run(dag, [3, 4], ["one-shot", "recompute"], 10.0, 0, None, None, 0.0, None, [],
+               output_cost=0.01)
+    run.start_cells()
+    moves = sum(len(cell.schedule) for cell in run.cells.values())
+    assert run.output_reserve() == min(0.01 * moves, 5.0)
+    assert run.deadline == 10.0 - run.output_reserve()
+    run.output_cost = 1e-6
+    assert run.output_reserve() == pytest.approx(1e-6 * moves)

@@ -454,3 +454,31 @@ def test_enough_must_be_an_integer():
     dag = build({"family": "pyramid", "params": {"height": 2}})
     with pytest.raises(InvalidArgument, match="enough"):
         pebble(dag, 3, enough=2.5)
+
+
+def test_each_memory_gets_one_greedy_schedule(monkeypatch):
+    """Was: the greedy schedule of each M was built once per variant at the start and again
+    by every cell's search (2 to 4 s of each slice on attention_backward(60,1)).  Now once per
+    M: the cells start their searches from it (``pebble(greedy=False)``), and the answers are
+    those of searches that build their own."""
+    import ioverify.search.curve as curve_module
+    import ioverify.search.pebbling as pebbling_module
+
+    dag = build({"family": "attention-forward", "params": {"n": 2, "d": 1}})
+    memories = [3, 4, 5, 6]
+    before = curve(dag, memories, **BUDGET)
+    built = []
+    for module in (curve_module, pebbling_module):
+        real = module.best_greedy_schedule
+        monkeypatch.setattr(module, "best_greedy_schedule",
+                            lambda d, m, *a, _real=real: built.append(m) or _real(d, m, *a))
+    after = curve(dag, memories, **BUDGET)
+    assert sorted(built) == memories
+    for key, cell in after.cells.items():
+        assert (cell.lower, cell.upper, cell.settled) == (
+            before.cells[key].lower, before.cells[key].upper, before.cells[key].settled)
+
+
+def test_a_search_told_to_build_no_greedy_schedule_needs_the_incumbent():
+    with pytest.raises(InvalidArgument, match="greedy=False needs the incumbent"):
+        pebble(build({"family": "pyramid", "params": {"height": 2}}), 3, greedy=False)

@@ -117,6 +117,9 @@ def _named_command(argv: list[str]) -> tuple[str | None, bool]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ioverify.cli._clock import command_started
+
+    started = command_started(own_process=argv is None)  # what --timeout counts from
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         only, full = _named_command(argv)
@@ -125,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ioverify: error: {error}", file=sys.stderr)
         return error.exit_code
     args = parser.parse_args(argv)
+    args.started = started
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

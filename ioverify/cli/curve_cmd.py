@@ -7,8 +7,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ioverify.cli.common import positive_int, print_json, read_dag_within
+from ioverify.cli.common import command_start, positive_int, print_json, read_dag_within
 from ioverify.errors import EXIT_UNKNOWN
+
+# Naming and writing a schedule's moves as JSON: 1.0 to 1.2 us a move on the machine of
+# docs/performance.md (attention_backward(60,1), 68,340 to 204,777 moves a cell); kept at 1.5.
+JSON_SECONDS_PER_MOVE = 1.5e-6
 
 
 def add_curve_arguments(p) -> None:
@@ -80,7 +84,7 @@ def curve_command(args, memories: list[int], variant: str, progress) -> int:
     from ioverify.search.pebbling import IMPLEMENTED
     from ioverify.verdict import exit_code, merge
 
-    start = time.monotonic()
+    start = command_start(args)  # --timeout bounds the whole command, start-up included
     variants = VARIANTS if variant == "both" else (
         require_variant(variant, IMPLEMENTED, "the pebbling search").name,)
     dag = read_dag_within(args.dag, start, args.timeout)
@@ -93,9 +97,10 @@ def curve_command(args, memories: list[int], variant: str, progress) -> int:
         result = curve(dag, memories, variants, timeout=args.timeout, started=start,
                        rlimit=args.rlimit, max_states=args.max_states, executor=executor,
                        workers=workers, progress=progress,
-                       upper_workers=portfolio(not args.no_cp_sat))
+                       upper_workers=portfolio(not args.no_cp_sat),
+                       output_cost=JSON_SECONDS_PER_MOVE if args.json else 0.0)
         runner.abandon = result.abandoned > 0  # searches past the timeout: not waited for
-    if args.json:  # every cell's schedule as JSON: about 0.1 s a cell on 43,440 vertices
+    if args.json:  # every cell's schedule as JSON, kept inside --timeout (output_cost)
         print_json(curve_records(result, dag))
     else:
         print(curve_table(result, variants))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from ioverify.cli.common import (add_memory_argument, apply_memory_budget, positive_float,
-                                 positive_int, print_json, solver_seed)
+from ioverify.cli.common import (add_memory_argument, apply_memory_budget, command_start,
+                                 positive_float, positive_int, print_json, solver_seed)
 
 
 def register(sub) -> None:
@@ -22,8 +22,9 @@ def register(sub) -> None:
     p.add_argument("dag", help="an ioverify-dag JSON file")
     p.add_argument("--memory", "-M", type=positive_int, required=True, help="red pebbles (M)")
     p.add_argument("--timeout", type=positive_float, default=None, metavar="SECONDS",
-                   help="wall-clock limit on the whole command, reading the DAG included: "
-                        "then report the bounds reached")
+                   help="wall-clock limit on the whole command from the start of its process "
+                        "(Linux; elsewhere from the start of ioverify's main), reading the DAG "
+                        "included: then report the bounds reached")
     p.add_argument("--rlimit", type=positive_int, default=None, metavar="N",
                    help="work budget of each Z3 query, in Z3 resource units (reproducible "
                         "on any machine, unlike --timeout); if hit, only the bounds reached "
@@ -43,7 +44,7 @@ def _partition(args) -> int:
     from ioverify.search.partition import core_dag, search_partition, verdict_of
     from ioverify.verdict import Infeasible, Unknown
 
-    start = time.monotonic()  # --timeout bounds the whole command, reading the DAG included
+    start = command_start(args)  # --timeout bounds the whole command, start-up included
     dag = read_dag_within(args.dag, start, args.timeout)
     if dag is None:
         return _report(args, Unknown("timeout while reading the DAG: nothing searched"), None,

@@ -7,8 +7,9 @@ from __future__ import annotations
 import sys
 import time
 
-from ioverify.cli.common import (add_memory_argument, apply_memory_budget, non_negative_int,
-                                 positive_float, positive_int, print_json, read_dag_within)
+from ioverify.cli.common import (add_memory_argument, apply_memory_budget, command_start,
+                                 non_negative_int, positive_float, positive_int, print_json,
+                                 read_dag_within)
 from ioverify.game.rules import VARIANTS
 
 PROGRESS_AFTER = 3.0  # seconds before progress lines appear on stderr
@@ -41,8 +42,10 @@ def register(sub) -> None:
                         "verified by a replayed schedule within U (the search stops at the "
                         "first), refuted only by a proof that every schedule needs more")
     p.add_argument("--timeout", type=positive_float, metavar="S",
-                   help="wall-clock limit in seconds on the whole command, reading the DAG "
-                        "included (the answer is then 'unknown' with the bounds reached)")
+                   help="wall-clock limit in seconds on the whole command from the start of "
+                        "its process (Linux; elsewhere from the start of ioverify's main), "
+                        "reading the DAG included (the answer is then 'unknown' with the "
+                        "bounds reached)")
     p.add_argument("--rlimit", type=positive_int, metavar="N",
                    help="work budget of each solver call: Z3 resource units (unit "
                         "propagations when PySAT's Glucose decides); reproducible on any "
@@ -129,7 +132,7 @@ def _single(args) -> int:
                                           upper_end)
     from ioverify.verdict import Unknown, exit_code, verdict_to_json
 
-    start = time.monotonic()  # --timeout bounds the whole command, reading the DAG included
+    start = command_start(args)  # --timeout bounds the whole command, start-up included
     variant = require_variant(variant_of(args), IMPLEMENTED, "the pebbling search")
     if args.proof is None and args.proof_kind != "auto":
         from ioverify.errors import InvalidArgument

@@ -78,6 +78,7 @@ class Cell:
     infeasible: str | None = None
     lower_from: tuple[int, str] | None = None  # the cell the lower end was carried from
     upper_from: str = ""  # who found the schedule: greedy, the search, or a cell
+    greedy: bool = False  # offered its greedy schedule: no upper end is above it
     seconds: float = 0.0
     runs: int = 0
     last_slice: float = 0.0
@@ -148,7 +149,7 @@ def curve(dag: DAG, memories: list[int], variants=VARIANTS, *, timeout: float | 
           seed: int = 0, rlimit: int | None = None, max_states: int | None = None,
           executor: futures.Executor | None = None, workers: int = 1,
           progress: Callable[[str], None] | None = None, upper_workers=(),
-          started: float | None = None) -> Curve:
+          started: float | None = None, output_cost: float = 0.0) -> Curve:
     """Every cell of ``memories`` x ``variants``: greedy and trivial bounds first, carried;
     then the searches, widest bracket first, each with a slice of the one ``timeout`` (a first
     pass sharing it evenly among the open cells, what a settled cell leaves going to the
@@ -157,7 +158,9 @@ def curve(dag: DAG, memories: list[int], variants=VARIANTS, *, timeout: float | 
     this process), ``workers`` of them at once.  ``upper_workers``: extra upper-bound workers
     (``ioverify.search.cpsat``), run on a cell after its search, their schedules replayed.
     ``started``: the ``time.monotonic()`` value the timeout counts from (default: now; the CLI
-    passes its own start, so that reading the DAG counts too).
+    passes its own start, so that reading the DAG counts too).  ``output_cost``: the seconds per
+    move of the cells' schedules the caller spends reporting them after the curve (the CLI's
+    JSON), kept back from every phase, at most half the timeout (``_Run.output_reserve``).
 
     Every phase looks at the timeout (TIME): the greedy schedules, the carrying, the searches.
     A cell the timeout keeps from its greedy schedule has no upper end; whatever it was not
@@ -167,7 +170,8 @@ def curve(dag: DAG, memories: list[int], variants=VARIANTS, *, timeout: float | 
     start = time.monotonic() if started is None else started
     run = _Run(dag, memories, list(variants), timeout, seed, rlimit, max_states, start,
                progress, list(upper_workers), workers if executor is not None else 1,
-               local=executor is None or isinstance(executor, futures.ProcessPoolExecutor))
+               local=executor is None or isinstance(executor, futures.ProcessPoolExecutor),
+               output_cost=output_cost)
     run.start_cells()
     if executor is None:
         run.serial()
@@ -198,43 +202,65 @@ class _Run:
     timeout_reached: str | None = None  # the phase the timeout stopped (TIME)
     abandoned: list = field(default_factory=list)  # cells whose search was not waited for
     reserve: float = 0.0  # seconds kept back from the searches for carrying (TIME)
+    output_cost: float = 0.0  # seconds per move of the schedules, to report them after (TIME)
+    last_greedy: int = 0  # moves of the last greedy schedule (TIME)
 
     def start_cells(self) -> None:
         """Each cell's greedy schedule (none once the timeout has passed), then carried."""
         self.trivial = trivial_lower_bound(self.dag)
         for m in self.memories:
+            infeasible = infeasibility(self.dag, m)
+            greedy = None if infeasible else self.greedy(m)  # one for both variants
             for v in sorted(self.variants, key=VARIANTS.index):
-                cell = Cell(m, v, self.trivial)
-                cell.infeasible = infeasibility(self.dag, m)
+                cell = Cell(m, v, self.trivial, infeasible=infeasible)
                 if cell.infeasible:
                     cell.verdict = Infeasible(cell.infeasible, v)
-                else:
-                    self.offer(cell, self.greedy(m), "greedy")
+                elif greedy is not None:
+                    self.offer(cell, greedy, "greedy")
+                    cell.greedy = True
                 self.cells[cell.key] = cell
         self.carry()
         self.reserve = self.reserve_for_carrying()
 
     def greedy(self, memory: int) -> Schedule | None:
-        """The greedy schedule at ``memory``, or None if the timeout comes first."""
+        """The greedy schedule at ``memory``, or None if the timeout comes first (reporting it
+        in every variant is reckoned in, at the length of the last one)."""
         if self.out_of_time("building the greedy schedules"):
             return None
+        deadline = self.deadline
+        if deadline is not None:
+            deadline -= self.output_cost * self.last_greedy * len(self.variants)
         try:
-            return best_greedy_schedule(self.dag, memory, self.deadline)
+            schedule = best_greedy_schedule(self.dag, memory, deadline)
         except DeadlineReached:
-            self.out_of_time("building the greedy schedules")
+            self.timeout_reached = self.timeout_reached or "building the greedy schedules"
             return None
+        self.last_greedy = len(schedule)
+        return schedule
 
     # --- time ---
 
     @property
     def deadline(self) -> float | None:
-        return None if self.timeout is None else self.start + self.timeout
-
-    def left(self) -> float | None:
-        """The seconds the searches may still start in: the timeout less the reserve."""
+        """When every phase stops: the timeout less what reporting the schedules will take."""
         if self.timeout is None:
             return None
-        return self.timeout - self.reserve - (time.monotonic() - self.start)
+        return self.start + self.timeout - self.output_reserve()
+
+    def output_reserve(self) -> float:
+        """The seconds the caller needs to report the cells' schedules (``output_cost`` per
+        move), at most half the timeout."""
+        if self.timeout is None or not self.output_cost:
+            return 0.0
+        moves = sum(len(c.schedule) for c in self.cells.values() if c.schedule is not None)
+        return min(self.output_cost * moves, self.timeout / 2)
+
+    def left(self) -> float | None:
+        """The seconds the searches may still start in: the timeout less the reserves."""
+        if self.timeout is None:
+            return None
+        return (self.timeout - self.reserve - self.output_reserve()
+                - (time.monotonic() - self.start))
 
     def out_of_time(self, phase: str) -> bool:
         """Whether the timeout has passed; the first phase it stops is recorded."""
@@ -293,7 +319,7 @@ class _Run:
         workers = [w for w in self.upper_workers if w.applies(self.dag)]
         ends = None if seconds is None or not self.local else time.monotonic() + seconds
         return (self.dag, cell.memory, cell.variant, seconds, self.seed, self.rlimit,
-                self.max_states, cell.schedule, workers, self.enough(cell), ends)
+                self.max_states, cell.schedule, cell.greedy, workers, self.enough(cell), ends)
 
     def enough(self, cell: Cell) -> int | None:
         """The best lower bound a settled cell carries to ``cell``: a schedule that cheap
@@ -490,7 +516,8 @@ def run_cell(task: tuple) -> tuple[Verdict, float, list]:
     The task's last item: where the slice ends on this machine's ``time.monotonic()`` clock
     (a search on this machine: the time it waited to start is taken off its slice), or None
     (elsewhere, the slice counts from its start)."""
-    dag, memory, variant, seconds, seed, rlimit, max_states, incumbent, workers, enough, ends = task
+    (dag, memory, variant, seconds, seed, rlimit, max_states, incumbent, has_greedy, workers,
+     enough, ends) = task
     start = time.monotonic()
     if ends is not None:  # on the caller's machine: what starting here took is off the slice
         seconds = ends - start
@@ -500,7 +527,8 @@ def run_cell(task: tuple) -> tuple[Verdict, float, list]:
     workers = workers if seconds is not None else []  # a work budget alone stays deterministic
     search_seconds = None if seconds is None else seconds * (1 - WORKER_SHARE * bool(workers))
     verdict = pebble(dag, memory, variant=variant, timeout=search_seconds, seed=seed,
-                     rlimit=rlimit, max_states=max_states, incumbent=incumbent, enough=enough)
+                     rlimit=rlimit, max_states=max_states, incumbent=incumbent, enough=enough,
+                     greedy=not has_greedy)  # the cell's schedule is no worse than greedy's
     proposals = []
     met = enough is not None and upper_of(verdict) is not None and upper_of(verdict) <= enough
     if workers and verdict.status != "optimal" and not met:

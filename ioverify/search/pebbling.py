@@ -284,6 +284,22 @@ def backend_name() -> str:
 
 # --- the public entry point ----
 
+
+def _first_schedule(dag: DAG, memory: int, rules: Variant, deadline: float | None,
+                    incumbent: Schedule | None, greedy: bool) -> Schedule:
+    """The search's first upper bound, replayed: the greedy schedule (unless ``greedy`` is
+    False) or the incumbent if it is cheaper (``pebble``)."""
+    if not greedy:
+        if incumbent is None:
+            raise InvalidArgument("greedy=False needs the incumbent that is no worse than the "
+                                  "greedy schedule")
+        return checked(dag, incumbent, memory, rules, None, "the incumbent schedule")
+    first = checked(dag, best_greedy_schedule(dag, memory, deadline), memory, ONE_SHOT, None,
+                    "greedy")
+    if incumbent is not None and incumbent.io < first.io:
+        first = checked(dag, incumbent, memory, rules, None, "the incumbent schedule")
+    return first
+
 METHODS = ("auto", "exhaustive", "z3")
 
 
@@ -292,7 +308,8 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
            progress: Progress | None = None, method: str = "auto", rlimit: int | None = None,
            max_states: int | None = None, started: float | None = None,
            incumbent: Schedule | None = None, enough: int | None = None,
-           abstraction: bool = True, processes: int = 1, contract: bool = True) -> Verdict:
+           abstraction: bool = True, processes: int = 1, contract: bool = True,
+           greedy: bool = True) -> Verdict:
     """The exact I/O optimum of ``dag`` with ``memory`` red pebbles, or, with a claim L, whether
     every schedule costs at least L (Verified) or a replayed schedule costs less (Refuted).
 
@@ -307,7 +324,10 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     own start, so that reading the DAG counts too).  ``incumbent``: a schedule known from
     elsewhere (an upper-bound worker, a neighbouring cell of a curve); it is replayed at
     ``memory`` in ``variant`` (``InternalError`` if it fails) and starts the search as the upper
-    bound when it beats the greedy schedule.  ``enough``: a lower bound the caller proved
+    bound when it beats the greedy schedule.  ``greedy``: False when the caller knows the
+    ``incumbent`` is no worse than the greedy schedule at ``memory`` (a curve's cell, offered
+    its greedy schedule): none is built here then (seconds on tens of thousands of vertices),
+    and the incumbent, required, starts the search.  ``enough``: a lower bound the caller proved
     elsewhere (a settled neighbour of a curve); once a replayed schedule costs no more, the
     search stops with ``Unknown`` and the bracket reached, for the caller to settle with its own
     proof (nothing here relies on it).  ``abstraction``: let the exhaustive search use the
@@ -332,15 +352,12 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     deadline = None if timeout is None else start + timeout
     trivial = trivial_lower_bound(dag)
     try:
-        greedy = checked(dag, best_greedy_schedule(dag, memory, deadline), memory, ONE_SHOT, None,
-                         "greedy")
+        first = _first_schedule(dag, memory, rules, deadline, incumbent, greedy)
     except DeadlineReached as stop:  # reading the DAG and the first schedule used the time
         return Unknown(f"{stop}: no schedule yet", trivial, None, rules.name)
     if deadline is not None:
         deadline -= min(time.monotonic() - start, FINISH_SHARE * timeout)
-    if incumbent is not None and incumbent.io < greedy.io:
-        greedy = checked(dag, incumbent, memory, rules, None, "the incumbent schedule")
-    st = _State(dag, memory, rules, seed, deadline, progress, start, greedy, greedy.io, trivial,
+    st = _State(dag, memory, rules, seed, deadline, progress, start, first, first.io, trivial,
                 Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
                 rlimit=rlimit, max_states=state_cap(method, max_states, dag), timeout=timeout,
                 enough=None if claim is not None else enough, abstraction=abstraction,
