@@ -165,3 +165,28 @@ def test_the_recompute_route_keeps_the_cheap_unfolded_beams_schedule():
     assert cheap and one_shot and one_shot[0] < cheap[0]
     assert any("recompute search below 8" in line for line in reports[cheap[0]:])
     assert pebble(dag, 3, variant="one-shot").io == 9
+
+
+def test_the_one_shot_sub_search_starts_from_the_greedy_schedule_already_built(monkeypatch):
+    """Regression (found by reading): when the best schedule was recompute-only (an incumbent,
+    the unfolded DAG's), the one-shot sub-search built the greedy schedule again, with no
+    deadline (seconds on tens of thousands of vertices).  It now reuses the one the search
+    started from, and builds one under the deadline only when none was built."""
+    import ioverify.search.pebbling as pebbling_module
+
+    dag = DAG.from_edges([f"v{i}" for i in range(10)],
+                         [("v0", "v2"), ("v1", "v2"), ("v0", "v3"), ("v2", "v4"), ("v0", "v5"),
+                          ("v0", "v6"), ("v0", "v7"), ("v2", "v7"), ("v0", "v8"), ("v7", "v8"),
+                          ("v0", "v9"), ("v4", "v9")],
+                         outputs=["v3", "v5", "v6", "v8", "v9"])
+    recompute_only = pebble(dag, 3, variant="recompute").schedule
+    assert not replay(dag, recompute_only, 3, "one-shot").ok
+    built = []
+    real = pebbling_module.best_greedy_schedule
+    monkeypatch.setattr(pebbling_module, "best_greedy_schedule",
+                        lambda *a: built.append(a[1]) or real(*a))
+    for greedy in (True, False):
+        built.clear()
+        verdict = pebble(dag, 3, variant="recompute", incumbent=recompute_only, greedy=greedy,
+                         method="exhaustive", max_states=1)
+        assert verdict.upper_bound == 8 and built == [3]

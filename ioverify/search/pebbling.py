@@ -124,6 +124,9 @@ class _State:
     # variant it searches), shown in its progress lines only: the verdict's lower bound is
     # raised from its result (``_record``).  None while no level is known.
     proving: int | None = None
+    # The greedy schedule the search started from (one-shot, replayed), for the recompute
+    # route's one-shot sub-search when the best schedule is not one-shot; None if not built.
+    one_shot: Schedule | None = None
 
     def budget(self) -> dict:
         """The budget this search runs under, as recorded in its evidence."""
@@ -286,19 +289,21 @@ def backend_name() -> str:
 
 
 def _first_schedule(dag: DAG, memory: int, rules: Variant, deadline: float | None,
-                    incumbent: Schedule | None, greedy: bool) -> Schedule:
+                    incumbent: Schedule | None, greedy: bool) -> tuple[Schedule, Schedule | None]:
     """The search's first upper bound, replayed: the greedy schedule (unless ``greedy`` is
-    False) or the incumbent if it is cheaper (``pebble``)."""
+    False) or the incumbent if it is cheaper (``pebble``); and the greedy schedule (None when
+    not built)."""
     if not greedy:
         if incumbent is None:
             raise InvalidArgument("greedy=False needs the incumbent that is no worse than the "
                                   "greedy schedule")
-        return checked(dag, incumbent, memory, rules, None, "the incumbent schedule")
-    first = checked(dag, best_greedy_schedule(dag, memory, deadline), memory, ONE_SHOT, None,
+        return checked(dag, incumbent, memory, rules, None, "the incumbent schedule"), None
+    built = checked(dag, best_greedy_schedule(dag, memory, deadline), memory, ONE_SHOT, None,
                     "greedy")
+    first = built
     if incumbent is not None and incumbent.io < first.io:
         first = checked(dag, incumbent, memory, rules, None, "the incumbent schedule")
-    return first
+    return first, built
 
 METHODS = ("auto", "exhaustive", "z3")
 
@@ -352,7 +357,7 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
     deadline = None if timeout is None else start + timeout
     trivial = trivial_lower_bound(dag)
     try:
-        first = _first_schedule(dag, memory, rules, deadline, incumbent, greedy)
+        first, built = _first_schedule(dag, memory, rules, deadline, incumbent, greedy)
     except DeadlineReached as stop:  # reading the DAG and the first schedule used the time
         return Unknown(f"{stop}: no schedule yet", trivial, None, rules.name)
     if deadline is not None:
@@ -361,7 +366,7 @@ def pebble(dag: DAG, memory: int, *, variant: str | Variant = "recompute",
                 Evidence("trivial-bound", {"bound": trivial}), exhaustive=method != "z3",
                 rlimit=rlimit, max_states=state_cap(method, max_states, dag), timeout=timeout,
                 enough=None if claim is not None else enough, abstraction=abstraction,
-                processes=processes, contract=contract)
+                processes=processes, contract=contract, one_shot=built)
     settled = _settled(st, claim)
     if settled is not None:
         return settled
@@ -653,9 +658,9 @@ def _one_shot_upper(st: _State, claim: int | None, route=None,
     a one-shot schedule below it would help: the sub-search is asked for that alone, so it
     stops once it proves none exists instead of proving its own optimum.  Returns the
     sub-search's answer, for the record."""
-    start = st.best
-    if not replay(st.dag, start, st.memory, ONE_SHOT).ok:  # an incumbent of the variant
-        start = best_greedy_schedule(st.dag, st.memory)
+    start = _one_shot_start(st)
+    if start is None:
+        return "not run: the deadline came before a one-shot schedule to start from"
     if st.upper < start.io:
         claim = _below(st, claim)
     sub = _State(st.dag, st.memory, ONE_SHOT, st.seed, st.deadline, st.progress, st.start,
@@ -671,6 +676,22 @@ def _one_shot_upper(st: _State, claim: int | None, route=None,
                           "the one-shot sub-search")
         st.upper = sub.upper
     return _verdict_text(answer)
+
+
+def _one_shot_start(st: _State) -> Schedule | None:
+    """The one-shot sub-search's first schedule: the best known if it is one-shot, else the
+    greedy schedule the search started from, else one built now under the deadline (None if
+    the deadline comes first; before, it was built again with no deadline, seconds on tens of
+    thousands of vertices)."""
+    if replay(st.dag, st.best, st.memory, ONE_SHOT).ok:
+        return st.best
+    if st.one_shot is not None:
+        return st.one_shot
+    try:
+        return checked(st.dag, best_greedy_schedule(st.dag, st.memory, st.deadline), st.memory,
+                       ONE_SHOT, None, "greedy")
+    except DeadlineReached:
+        return None
 
 
 # The beam searches on the unfolded DAG (``_unfolded_upper``), the recompute route's first step:
