@@ -8,7 +8,7 @@ import pytest
 from ioverify.cli import common, main, read_child
 from ioverify.dag.jsonio import dag_to_json, read_dag
 from ioverify.dag.registry import build
-from ioverify.errors import EXIT_BAD_INPUT, InvalidFormat
+from ioverify.errors import EXIT_BAD_INPUT, InvalidArgument, InvalidFormat
 from ioverify.search import children
 
 
@@ -73,3 +73,35 @@ def test_files_past_the_size_go_to_the_child(dag_file, monkeypatch, started, cap
     (dag_file.parent / "bad.json").write_text("[")
     assert main(["pebble", str(dag_file.parent / "bad.json"), "-M", "3"]) == EXIT_BAD_INPUT
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_the_child_gets_half_the_memory_left_and_running_out_is_one_line(tmp_path, monkeypatch,
+                                                                         started):
+    """Regression (found by reading): the child had the whole memory budget, as this process
+    did, so a full read could briefly need twice the budget.  Now it gets half of what is left
+    (``children.halved_memory``), and a file it cannot read within that is one line naming
+    the budget, not an internal error."""
+    import contextlib
+
+    given = []
+
+    @contextlib.contextmanager
+    def small(most=None):
+        given.append(48 * 2**20)
+        yield given[-1]
+
+    monkeypatch.setattr(children, "halved_memory", small)
+    big = tmp_path / "big.json"
+    big.write_text('{"format": "ioverify-dag", "version": 1, "nodes": [{"name": "'
+                   + "x" * (40 * 2**20) + '"}]}')
+    with pytest.raises(InvalidArgument, match="needs more memory than its reader was given "
+                                              r"\(48 MiB"):
+        read_child.read_dag_in_child(str(big), None)
+    assert given and started and all(p.poll() is not None for p in started)
+
+
+def test_a_child_without_a_limit_reads_as_before(dag_file, monkeypatch, started):
+    import contextlib
+
+    monkeypatch.setattr(children, "halved_memory", contextlib.nullcontext)
+    assert len(read_child.read_dag_in_child(str(dag_file), None)) == len(read_dag(dag_file))

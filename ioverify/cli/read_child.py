@@ -10,7 +10,10 @@ Ctrl-C reaches only this process), which parses it, builds and checks the DAG as
 each quick to load, so that this process reads the clock and takes its signals between two.
 At the deadline, on a signal or on any error here, the child is killed before the call
 returns.  The child sends nothing but what ``read_dag`` made of the file, or the error it
-raised (a one-line ``IOVerifyError``, as reading here would give).
+raised (a one-line ``IOVerifyError``, as reading here would give), or that it ran out of
+memory.  It gets half of the address space this process does not use yet and this process
+keeps the rest (``search.children.halved_memory``), so that the two together stay within the
+memory budget (``--max-memory``); before, each could take the whole budget.
 """
 
 from __future__ import annotations
@@ -33,31 +36,47 @@ _LENGTH = struct.Struct("<Q")
 def read_dag_in_child(path: str, deadline: float | None):
     """The DAG of the file ``path``, read in a child process; None if the ``time.monotonic()``
     value ``deadline`` passes first.  The child is ended before this returns or raises."""
-    from ioverify.dag.model import DAG
-    from ioverify.search.children import start_child
+    from ioverify.search import children
 
-    child = start_child("ioverify.cli.read_child")
-    try:
-        child.stdin.write(os.fsencode(path))
-        child.stdin.close()
-        frames = _frames(child.stdout.fileno(), deadline)
-        head = next(frames, None)
-        if head is None:
+    with children.halved_memory() as memory:
+        child = children.start_child("ioverify.cli.read_child")
+        try:
+            child.stdin.write(b"-" if memory is None else b"%d" % memory)
+            child.stdin.write(b"\n" + os.fsencode(path))
+            child.stdin.close()
+            return _received(_frames(child.stdout.fileno(), deadline), path, memory)
+        finally:
+            child.kill()
+            child.wait()
+            child.stdout.close()
+
+
+def _received(frames, path: str, memory: int | None):
+    """The DAG the child's messages make up; None if they stop at the deadline."""
+    from ioverify.dag.model import DAG
+
+    names, preds, ops, count, outputs = [], [], [], None, ()
+    while count is None or len(names) < count:
+        message = next(frames, None)
+        if message is None:
             return None
-        if head[0] == "error":
-            raise head[1]
-        _, count, outputs = head
-        names, preds, ops = [], [], []
-        while len(names) < count:
-            chunk = next(frames, None)
-            if chunk is None:
-                return None
-            names.extend(chunk[0]), preds.extend(chunk[1]), ops.extend(chunk[2])
-        return DAG(tuple(names), tuple(preds), tuple(ops), tuple(outputs))
-    finally:
-        child.kill()
-        child.wait()
-        child.stdout.close()
+        if message[0] == "error":
+            raise message[1]
+        if message[0] == "memory":
+            raise _out_of_memory(path, memory)
+        if message[0] == "dag":
+            _, count, outputs = message
+            continue
+        names.extend(message[0]), preds.extend(message[1]), ops.extend(message[2])
+    return DAG(tuple(names), tuple(preds), tuple(ops), tuple(outputs))
+
+
+def _out_of_memory(path: str, memory: int | None):
+    from ioverify.errors import InvalidArgument
+
+    given = "" if memory is None else f" ({memory / 2**20:.0f} MiB, half of what was left)"
+    return InvalidArgument(f"reading the DAG file {path} needs more memory than its reader "
+                           f"was given{given}: raise --max-memory, or use a smaller DAG")
 
 
 def _frames(fd: int, deadline: float | None):
@@ -93,12 +112,25 @@ def _send(out, message) -> None:
 
 
 def _child() -> None:
-    """The child: the path on standard input, the DAG (or the error) on standard output."""
+    """The child: its address-space limit in bytes ("-": none) and the path on standard input,
+    the DAG (or the error, or "memory") on standard output."""
+    out = sys.stdout.buffer
+    limit, _, path = sys.stdin.buffer.read().partition(b"\n")
+    if limit != b"-":
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS,
+                           (int(limit), resource.getrlimit(resource.RLIMIT_AS)[1]))
+    try:
+        _read_and_send(out, os.fsdecode(path))
+    except MemoryError:
+        _send(out, ("memory",))
+
+
+def _read_and_send(out, path: str) -> None:
     from ioverify.dag.jsonio import read_dag
     from ioverify.errors import IOVerifyError
 
-    out = sys.stdout.buffer
-    path = os.fsdecode(sys.stdin.buffer.read())
     try:
         dag = read_dag(path)
     except IOVerifyError as error:
