@@ -8,8 +8,8 @@ import sys
 import time
 
 from ioverify.cli.common import (add_memory_argument, apply_memory_budget, command_start,
-                                 non_negative_int, positive_float, positive_int, print_json,
-                                 read_dag_within)
+                                 json_text, non_negative_int, positive_float, positive_int,
+                                 print_json, read_dag_within)
 from ioverify.game.rules import VARIANTS
 
 PROGRESS_AFTER = 3.0  # seconds before progress lines appear on stderr
@@ -172,7 +172,7 @@ def _single(args) -> int:
             print(describe_proof(doc["proof"]))
     schedule = getattr(verdict, "schedule", None)
     if args.schedule_out and schedule is not None:  # after the verdict: a bad path loses nothing
-        write_text(json.dumps(schedule.to_dict(dag), indent=1), args.schedule_out)
+        write_text(json_text(schedule.to_dict(dag)), args.schedule_out)  # moves: C encoder
     return code
 
 
