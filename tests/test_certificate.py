@@ -878,3 +878,19 @@ def test_written_dags_and_schedules_fit_their_schemas():
     dag = pyramid(3)
     validate(dag_to_dict(dag), "ioverify-dag", "a written DAG")
     validate(greedy_schedule(dag, 3).to_dict(dag), "ioverify-schedule", "a written schedule")
+
+
+def test_a_malformed_item_past_the_writer_s_sample_is_rejected_by_the_recheck(certs, tmp_path):
+    """The writer checks every array's first WRITER_SAMPLE items only (``seal``: validating a
+    certificate of 43,440 vertices whole took 14 s); the re-check validates every item, so a
+    certificate resealed with a malformed move past the sample is still rejected."""
+    from ioverify.certificate.format import WRITER_SAMPLE
+
+    doc = _doc(certs, "optimal")
+    moves = doc["witness"]["schedule"]["moves"]
+    moves.extend([moves[0]] * WRITER_SAMPLE + [["load", 7]])  # a vertex named by a number
+    path = tmp_path / "sealed.json"
+    path.write_text(json.dumps(_reseal(doc)))  # the writer's check lets it through
+    outcome = check_file(path)
+    assert outcome.outcome == "malformed" and outcome.exit_code != EXIT_OK
+    assert f"moves[{len(moves) - 1}]" in outcome.reason and "not a valid" in outcome.reason

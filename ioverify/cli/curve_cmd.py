@@ -10,9 +10,13 @@ from pathlib import Path
 from ioverify.cli.common import command_start, positive_int, print_json, read_dag_within
 from ioverify.errors import EXIT_UNKNOWN
 
-# Naming and writing a schedule's moves as JSON: 1.0 to 1.2 us a move on the machine of
-# docs/performance.md (attention_backward(60,1), 68,340 to 204,777 moves a cell); kept at 1.5.
+# What reporting a cell takes after the curve, per move of its schedule, kept back from the
+# curve's --timeout (``curve(output_cost=...)``), measured on the machine of
+# docs/performance.md on attention_backward(60,1) (43,440 vertices, about 163,000 moves a
+# cell): naming and writing the moves as JSON, 1.0 to 1.2 us a move (kept at 1.5); a cell's
+# certificate (the DAG, the schedule, the digest, the writer's check), about 8 us (kept at 10).
 JSON_SECONDS_PER_MOVE = 1.5e-6
+CERTIFICATE_SECONDS_PER_MOVE = 10e-6
 
 
 def add_curve_arguments(p) -> None:
@@ -98,7 +102,7 @@ def curve_command(args, memories: list[int], variant: str, progress) -> int:
                        rlimit=args.rlimit, max_states=args.max_states, executor=executor,
                        workers=workers, progress=progress,
                        upper_workers=portfolio(not args.no_cp_sat),
-                       output_cost=JSON_SECONDS_PER_MOVE if args.json else 0.0)
+                       output_cost=output_cost(args))
         runner.abandon = result.abandoned > 0  # searches past the timeout: not waited for
     if args.json:  # every cell's schedule as JSON, kept inside --timeout (output_cost)
         print_json(curve_records(result, dag))
@@ -115,6 +119,12 @@ def curve_command(args, memories: list[int], variant: str, progress) -> int:
                                  {"family": "dag-file", "params": {"file": Path(args.dag).name}},
                                  seed=0)
     return exit_code(merge(c.verdict for c in result.cells.values()))
+
+
+def output_cost(args) -> float:
+    """Seconds per move of the cells' schedules the command spends after the curve."""
+    return (JSON_SECONDS_PER_MOVE * bool(args.json)
+            + CERTIFICATE_SECONDS_PER_MOVE * bool(args.certificates))
 
 
 def default_jobs() -> int:
