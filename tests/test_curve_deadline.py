@@ -13,6 +13,7 @@ from ioverify.dag.registry import build
 from ioverify.errors import DeadlineReached
 from ioverify.game import abstraction
 from ioverify.game.greedy import best_greedy_schedule
+from ioverify.game.replay import replay
 from ioverify.search import curve as curve_module
 from ioverify.search.curve import _Run, curve, run_cell
 
@@ -49,23 +50,52 @@ def slow_greedy(clock, seconds):
     return greedy
 
 
-def test_the_timeout_stops_the_greedy_schedules_and_the_cells_left_stay_unknown(
+def deadline_greedy(clock, seconds):
+    """The greedy schedule, taking ``seconds`` of the fake clock each, or stopped by the
+    deadline it is given (``DeadlineReached`` at the deadline)."""
+
+    def greedy(dag, memory, deadline=None):
+        if deadline is not None and clock.now + seconds > deadline:
+            clock.now = max(clock.now, deadline)
+            raise DeadlineReached("timeout while building the greedy schedule")
+        clock.now += seconds
+        return best_greedy_schedule(dag, memory)
+
+    return greedy
+
+
+def test_the_timeout_stops_the_greedy_schedules_and_the_cells_left_get_the_last_one(
         dag, clock, monkeypatch):
+    """Each cell the timeout keeps from its own greedy schedule gets the last one built, at a
+    smaller M (a schedule there is one at every larger M), replayed at its own M: an upper end,
+    and nothing upgraded (was: no upper end at all, '?')."""
     monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 10.0))
     result = curve(dag, list(range(3, 9)), ("recompute",), timeout=15.0)
-    uppers = {m: cell.upper for (m, _), cell in result.cells.items()}
-    assert uppers[3] is not None and uppers[4] is not None  # the second ends past 15 s
-    assert all(uppers[m] is None for m in range(5, 9))
+    cells = {m: cell for (m, _), cell in result.cells.items()}
+    assert cells[3].greedy and cells[4].greedy  # the second ends past 15 s
     assert result.timeout_reached == "building the greedy schedules"
-    assert result.unbounded() == 4
+    assert result.unbounded() == 0
     for m in range(5, 9):
-        cell = result.cells[m, "recompute"]
-        assert (cell.verdict.status, cell.verdict.lower_bound, cell.verdict.upper_bound) == \
-            ("unknown", result.trivial, None)  # the trivial bound, nothing upgraded
+        cell = cells[m]
+        assert not cell.greedy and cell.upper_from == "M = 4 (recompute)"
+        assert replay(dag, cell.schedule, m, "recompute").io == cell.upper <= cells[4].upper
+        assert (cell.verdict.status, cell.verdict.lower_bound) == ("unknown", result.trivial)
         assert "timeout reached" in cell.verdict.reason and cell.runs == 0
     table = curve_table(result, ("recompute",))
     assert "timeout reached while building the greedy schedules" in table
-    assert f"[{result.trivial}, ?]" in table
+
+
+def test_a_timeout_before_the_first_greedy_schedule_leaves_no_upper_end(dag, clock,
+                                                                        monkeypatch):
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", deadline_greedy(clock, 10.0))
+    result = curve(dag, list(range(3, 9)), ("recompute",), timeout=5.0)
+    assert result.unbounded() == 6
+    for m in range(3, 9):
+        cell = result.cells[m, "recompute"]
+        assert (cell.verdict.status, cell.verdict.lower_bound, cell.verdict.upper_bound) == \
+            ("unknown", result.trivial, None)  # the trivial bound, nothing upgraded
+        assert "timeout reached before its greedy schedule" in cell.verdict.reason
+    assert f"[{result.trivial}, ?]" in curve_table(result, ("recompute",))
 
 
 def test_the_timeout_stops_the_carrying(dag, clock, monkeypatch):
@@ -173,11 +203,17 @@ def test_cells_cut_short_are_settled_by_the_trivial_bound_and_their_certificates
     memories = list(range(3, 30))
     result = curve(dag, memories, ("recompute",), timeout=len(memories) * 10.0 - 15.0)
     met = [c for c in result.cells.values() if c.upper == result.trivial]
-    assert met and all(c.settled for c in met) and result.unbounded() >= 1
-    paths = write_curve_certificates(result, dag, tmp_path,
-                                     {"family": "dag-file", "params": {"file": "dag.json"}})
-    statuses = {check_file(path).status for path in paths}
-    assert "rejected" not in statuses
+    assert met and all(c.settled for c in met)
+    clock.now = 0.0
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", deadline_greedy(clock, 10.0))
+    unbounded = curve(dag, memories[:4], ("recompute",), timeout=5.0)  # none in time
+    assert unbounded.unbounded() >= 1
+    statuses = set()
+    for name, run in (("cut", result), ("unbounded", unbounded)):
+        paths = write_curve_certificates(run, dag, tmp_path / name,
+                                         {"family": "dag-file", "params": {"file": "dag.json"}})
+        statuses |= {check_file(path).status for path in paths}
+    assert "rejected" not in statuses and "unknown" in statuses
 
 
 def test_the_time_to_report_the_schedules_is_kept_back_from_every_phase(dag, clock, monkeypatch):
@@ -190,9 +226,10 @@ def test_the_time_to_report_the_schedules_is_kept_back_from_every_phase(dag, clo
     clock.now = 0.0
     moves = len(best_greedy_schedule(dag, 3))
     kept = curve(dag, list(range(3, 9)), ("recompute",), timeout=25.0, output_cost=4.0 / moves)
-    bounded = lambda result: sorted(m for (m, _), cell in result.cells.items() if cell.upper)
-    assert bounded(without) == [3, 4, 5]  # ends at 30 s: past 25
-    assert bounded(kept) == [3, 4]  # at 20 s, the next one reckoned at 4 s more: past 25 - 4
+    built = lambda result: sorted(m for (m, _), cell in result.cells.items() if cell.greedy)
+    assert built(without) == [3, 4, 5]  # ends at 30 s: past 25
+    assert built(kept) == [3, 4]  # at 20 s, with 4 s kept back for each cell: past 25
+    assert all(cell.upper for result in (without, kept) for cell in result.cells.values())
 
 
 def test_the_reserve_for_reporting_counts_every_cell_s_moves_and_stops_at_half(dag, clock,

@@ -206,11 +206,15 @@ class _Run:
     last_greedy: int = 0  # moves of the last greedy schedule (TIME)
 
     def start_cells(self) -> None:
-        """Each cell's greedy schedule (none once the timeout has passed), then carried."""
+        """Each M's greedy schedule, offered to its cells in every variant; once the timeout
+        stops them, the last one built (a schedule at a smaller M is one at every larger M),
+        replayed at each cell left; then carried."""
         self.trivial = trivial_lower_bound(self.dag)
-        for m in self.memories:
+        last = None  # the last greedy schedule built, and the cell it was built for
+        for i, m in enumerate(self.memories):
             infeasible = infeasibility(self.dag, m)
-            greedy = None if infeasible else self.greedy(m)  # one for both variants
+            left = (len(self.memories) - i) * len(self.variants)  # cells to report, these on
+            greedy = None if infeasible else self.greedy(m, left)
             for v in sorted(self.variants, key=VARIANTS.index):
                 cell = Cell(m, v, self.trivial, infeasible=infeasible)
                 if cell.infeasible:
@@ -218,18 +222,22 @@ class _Run:
                 elif greedy is not None:
                     self.offer(cell, greedy, "greedy")
                     cell.greedy = True
+                elif last is not None:
+                    self.offer(cell, last[0], cell_name(last[1]))
                 self.cells[cell.key] = cell
+            if greedy is not None:
+                last = greedy, (m, sorted(self.variants, key=VARIANTS.index)[0])
         self.carry()
         self.reserve = self.reserve_for_carrying()
 
-    def greedy(self, memory: int) -> Schedule | None:
-        """The greedy schedule at ``memory``, or None if the timeout comes first (reporting it
-        in every variant is reckoned in, at the length of the last one)."""
+    def greedy(self, memory: int, cells: int = 1) -> Schedule | None:
+        """The greedy schedule at ``memory``, or None if the timeout comes first (reporting it,
+        or the last one, in the ``cells`` left is reckoned in, at the length of the last one)."""
         if self.out_of_time("building the greedy schedules"):
             return None
         deadline = self.deadline
         if deadline is not None:
-            deadline -= self.output_cost * self.last_greedy * len(self.variants)
+            deadline -= self.output_cost * self.last_greedy * cells
         try:
             schedule = best_greedy_schedule(self.dag, memory, deadline)
         except DeadlineReached:
