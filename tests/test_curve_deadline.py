@@ -243,3 +243,10 @@ def test_the_reserve_for_reporting_counts_every_cell_s_moves_and_stops_at_half(d
     assert run.deadline == 10.0 - run.output_reserve()
     run.output_cost = 1e-6
     assert run.output_reserve() == pytest.approx(1e-6 * moves)
+
+
+def test_a_larger_m_s_greedy_schedule_is_not_carried_down(dag, clock, monkeypatch):
+    """Memories given in decreasing order: the schedule of M = 8 would not replay at M = 3."""
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 10.0))
+    result = curve(dag, [8, 3], ("recompute",), timeout=5.0)
+    assert result.cells[8, "recompute"].greedy and result.cells[3, "recompute"].upper is None

@@ -222,7 +222,7 @@ class _Run:
                 elif greedy is not None:
                     self.offer(cell, greedy, "greedy")
                     cell.greedy = True
-                elif last is not None:
+                elif last is not None and last[1][0] < m:  # memories given in any order
                     self.offer(cell, last[0], cell_name(last[1]))
                 self.cells[cell.key] = cell
             if greedy is not None:
