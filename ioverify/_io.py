@@ -84,6 +84,18 @@ def write_files(files: dict, what: str) -> list[Path]:
     return list(targets)
 
 
+def make_folder(folder: Path, what: str) -> Path:
+    """Make ``folder`` (and its missing parents) for ``what``; InvalidArgument (one line) if the
+    system refuses, where ``writable_folder``'s check before the work could not tell (a
+    superuser's write into /proc, a full disk)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InvalidArgument(f"cannot write {what} into {str(folder)!r}: "
+                              f"{error.strerror or error}") from None
+    return folder
+
+
 def _writable_anew(path: str, what: str) -> Path:
     """``writable`` for a file whose folder may not exist yet: refused if it is a folder, or if
     its folder cannot be made (``writable_folder``)."""

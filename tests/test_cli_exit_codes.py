@@ -508,3 +508,27 @@ def test_a_query_refuses_a_seed_z3_would_wrap(seed):
 
     with pytest.raises(InvalidArgument, match="seed must be an integer from 0 to 4294967295"):
         Query(seed=seed)
+
+
+def test_a_certificate_folder_the_system_refuses_after_the_check_is_one_line(
+        tmp_path, capsys, monkeypatch):
+    """Regression (found by trying, as root: ``--certificates /proc/nope`` passes the check
+    before the work, and making the folder fails after it): an internal error before, now one
+    line and exit 2."""
+    import errno
+    import pathlib
+
+    dag, target = str(_mm_dag(tmp_path)), tmp_path / "certs"
+    real = pathlib.Path.mkdir
+
+    def refused(self, *args, **kwargs):
+        if self == target:
+            raise OSError(errno.ENOENT, "No such file or directory")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "mkdir", refused)
+    capsys.readouterr()
+    assert main(["pebble", dag, "-M", "4..5", "-j", "1", "--certificates", str(target)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "cannot write certificates into" in err and "No such file or directory" in err
+    assert len(err.splitlines()) == 1

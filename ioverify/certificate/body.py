@@ -8,7 +8,7 @@ import glob
 import json
 from pathlib import Path
 
-from ioverify._io import write_text
+from ioverify._io import make_folder, write_text
 from ioverify.certificate.format import relies_on as relies_on_json
 from ioverify.certificate.curve import io_curve_body
 from ioverify.certificate.format import seal, tool_versions
@@ -77,7 +77,7 @@ class CertificateWriter:
         self.folder, self.budget = folder, budget
         self.written: dict[tuple[str, int], Path] = {}
         self.slots: dict[str, list] = {}  # obligation (as JSON) -> its (claim, index) places
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder, "certificates")
         for claim in claims:
             for stale in folder.glob(f"{glob.escape(claim.id)}--*.json"):
                 stale.unlink()

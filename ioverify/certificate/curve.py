@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ioverify._io import write_text
+from ioverify._io import make_folder, write_text
 from ioverify.certificate.format import relies_on, seal, tool_versions
 from ioverify.certificate.recheck import obligation_id
 from ioverify.dag.jsonio import dag_to_dict
@@ -69,7 +69,7 @@ def write_cells(cells: list[dict], dag, folder: Path, instance: dict, stem: str,
     """Write one exact-search certificate per cell record; ``optima``: expected optima
     ``{variant: {"M": q}}`` (put into the cells' specs).  Returns {(M, variant): (path,
     digest)}."""
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder, "certificates")
     by_key = {(c["memory"], c["variant"]): c for c in cells}
     written: dict[tuple[int, str], tuple[Path, str]] = {}
     verdicts: dict[tuple[int, str], dict] = {}

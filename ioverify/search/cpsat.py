@@ -79,8 +79,20 @@ class CpSatWorker:
 
 def portfolio(cpsat: bool = True) -> list:
     """The extra upper-bound workers the curve runs after each search (the search itself, the
-    exhaustive search's and Z3's incumbents, is the first worker)."""
-    return [CpSatWorker()] if cpsat and available() else []
+    exhaustive search's and Z3's incumbents, is the first worker).  Whether OR-Tools is
+    installed is looked up, not imported: its model module imports pandas, 0.4 s of every
+    curve's start, and a worker imports it only on a cell it applies to (``applies``)."""
+    return [CpSatWorker()] if cpsat and installed() else []
+
+
+def installed() -> bool:
+    """Whether OR-Tools' CP-SAT is installed (``available`` imports it)."""
+    from importlib.util import find_spec
+
+    try:
+        return find_spec("ortools.sat.python.cp_model") is not None
+    except ImportError:  # a parent package missing or broken
+        return False
 
 
 # --- the model ----------------------------------------------------------------------------------
