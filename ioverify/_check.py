@@ -64,6 +64,23 @@ def choice(name: str, value, options) -> object:
     return value
 
 
+def refuse_unused(what: str, only_with: dict, given, value_of, spell=str) -> None:
+    """Refuse an option given that another option's value leaves unused (``density`` with
+    ``mask causal``), in the kernel layer (sizes as a dict) and on the command line (spelled
+    as flags by ``cli.common``).  ``only_with`` maps an option's name to (the other option's name, the
+    values of it that use the option); ``given``: the names given; ``value_of(name)``: an
+    option's value, given or default; ``spell(name)``: how the message writes a name."""
+    for name in given:
+        if name not in only_with:
+            continue
+        other, values = only_with[name]
+        value = value_of(other)
+        if value not in values:
+            default = "" if other in given else " (the default)"
+            raise InvalidArgument(f"{what}: {spell(name)} applies only with {spell(other)} "
+                                  f"{'|'.join(values)}, not {spell(other)} {value}{default}")
+
+
 def physical_memory() -> int | None:
     """This machine's physical memory in bytes, or None where the platform does not say."""
     import os

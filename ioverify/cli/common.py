@@ -75,19 +75,10 @@ def flag(name: str) -> str:
 
 
 def refuse_unused(what: str, only_with: dict, given, value_of) -> None:
-    """Refuse an option given on the command line that another option's value leaves unused
-    (``--density`` with ``--mask causal``), rather than ignore it.  ``only_with`` maps an
-    option's name to (the other option's name, the values of it that use the option);
-    ``given``: the names given; ``value_of(name)``: an option's value, given or default."""
-    for name in given:
-        if name not in only_with:
-            continue
-        other, values = only_with[name]
-        value = value_of(other)
-        if value not in values:
-            default = "" if other in given else " (the default)"
-            raise InvalidArgument(f"{what}: {flag(name)} applies only with {flag(other)} "
-                                  f"{'|'.join(values)}, not {flag(other)} {value}{default}")
+    """``ioverify._check.refuse_unused`` with the names spelled as flags (``--density``)."""
+    from ioverify._check import refuse_unused as refuse
+
+    refuse(what, only_with, given, value_of, spell=flag)
 
 
 def positive_int(text: str) -> int:

@@ -210,12 +210,13 @@ class _Run:
         stops them, the last one built (a schedule at a smaller M is one at every larger M),
         replayed at each cell left; then carried."""
         self.trivial = trivial_lower_bound(self.dag)
+        variants = sorted(self.variants, key=VARIANTS.index)
         last = None  # the last greedy schedule built, and the cell it was built for
         for i, m in enumerate(self.memories):
             infeasible = infeasibility(self.dag, m)
             left = (len(self.memories) - i) * len(self.variants)  # cells to report, these on
             greedy = None if infeasible else self.greedy(m, left)
-            for v in sorted(self.variants, key=VARIANTS.index):
+            for v in variants:
                 cell = Cell(m, v, self.trivial, infeasible=infeasible)
                 if cell.infeasible:
                     cell.verdict = Infeasible(cell.infeasible, v)
@@ -226,11 +227,11 @@ class _Run:
                     self.offer(cell, last[0], cell_name(last[1]))
                 self.cells[cell.key] = cell
             if greedy is not None:
-                last = greedy, (m, sorted(self.variants, key=VARIANTS.index)[0])
+                last = greedy, (m, variants[0])
         self.carry()
         self.reserve = self.reserve_for_carrying()
 
-    def greedy(self, memory: int, cells: int = 1) -> Schedule | None:
+    def greedy(self, memory: int, cells: int) -> Schedule | None:
         """The greedy schedule at ``memory``, or None if the timeout comes first (reporting it,
         or the last one, in the ``cells`` left is reckoned in, at the length of the last one)."""
         if self.out_of_time("building the greedy schedules"):

@@ -28,7 +28,7 @@ from typing import Callable
 
 import numpy as np
 
-from ioverify._check import physical_memory, positive
+from ioverify._check import physical_memory, positive, refuse_unused
 from ioverify._plugins import load as installed
 from ioverify.errors import InternalError, InvalidArgument
 from ioverify.trace.certify import Certification, KernelContract, certify
@@ -140,12 +140,8 @@ def check_sizes(spec: KernelSpec, sizes: dict) -> dict:
         raise InvalidArgument(f"kernel {spec.name!r} takes sizes {', '.join(spec.sizes)}, "
                               f"got unknown {sorted(unknown)[0]!r}")
     out = {o.name: o.parse(sizes.get(o.name, o.default)) for o in spec.options}
-    for option in spec.options:  # given, but left unused by another option's value: refused
-        if option.only_with and option.name in sizes:
-            other, values = option.only_with
-            if out[other] not in values:
-                raise InvalidArgument(f"kernel {spec.name!r}: {option.name} applies only with "
-                                      f"{other} {'|'.join(values)}, not {other} {out[other]}")
+    refuse_unused(f"kernel {spec.name!r}", {o.name: o.only_with for o in spec.options
+                                            if o.only_with}, sizes, out.get)
     for key in spec.sizes:
         value = sizes.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
