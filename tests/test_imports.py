@@ -33,7 +33,7 @@ FOLDERS = {"ioverify": "ioverify", "kernels": "ioverify.kernels", "proofs": "iov
 LAYERS = (
     ("ioverify.errors",),
     ("ioverify._check", "ioverify._io", "ioverify.verdict", "ioverify.schemas",
-     "ioverify._plugins", "ioverify._signals"),
+     "ioverify._plugins", "ioverify._signals", "ioverify._pool"),
     ("ioverify.dag",),
     ("ioverify.game",),
     ("ioverify.solve",),

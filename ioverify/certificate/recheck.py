@@ -48,6 +48,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -167,7 +168,7 @@ class _Log:
     relies_on: list[str] = field(default_factory=list)
     not_rederived: list[str] = field(default_factory=list)
     seen: tuple[str, ...] = ()  # the certificates being re-checked (a cycle is rejected)
-    deadline: float | None = None  # for the proof files' checks: then not re-checked
+    deadline: float | None = None  # for the searches and proof files' checks: then not re-checked
 
 
 # --- entry points -------------------------------------------------------------------------------
@@ -179,8 +180,9 @@ def check(doc: dict, folder: str | Path | None = None, seen: tuple[str, ...] = (
     here, InvalidFormat when it is malformed.  ``folder``: the folder of the certificate file,
     where the files a clausal proof names and the certificates a carried bound names are
     (without it neither is re-checked); ``seen``: the certificates being re-checked above this
-    one (a cycle is rejected); ``deadline``: a ``time.monotonic()`` value past which the checks
-    of a clausal proof or a search certificate stop (``DeadlineReached``: not re-checked)."""
+    one (a cycle is rejected); ``deadline``: a ``time.monotonic()`` value past which the
+    exhaustive re-searches and the checks of a clausal proof or a search certificate stop
+    (``NotRechecked``, ``DeadlineReached``: not re-checked, never accepted nor rejected)."""
     validate(doc)
     if digest({k: v for k, v in doc.items() if k != "digest"}) != doc["digest"]:
         raise CertificateRejected("certificate digest does not match its content: it was "
@@ -207,8 +209,11 @@ def check_file(path: str | Path, *, debug: bool = False,
                deadline: float | None = None) -> Outcome:
     """Read and re-check one certificate file; every ending is an ``Outcome`` (an unexpected
     exception is an internal error of this file, re-raised with ``debug``; ``deadline``
-    passed: not re-checked)."""
+    passed, before or during the re-check: not re-checked)."""
     path, status = str(path), None
+    if _late(deadline):
+        return Outcome(path, "not re-checked", status,
+                       reason="the time limit passed before its re-check started")
     try:
         doc = read(path, "certificate")
         status = doc["verdict"]["status"]
@@ -599,14 +604,26 @@ def _exhaustive_evidence(dag, memory, variant, below, figure, log, exact, heuris
                                                                           "the re-check"),
                                              parts, nested=False)
     result = exhaustive_optimum(dag, memory, variant, below=below, bound=bound,
-                                deepen=getattr(bound, "capped", False))
+                                deepen=getattr(bound, "capped", False), deadline=log.deadline)
     if result.optimum is not None:
         _reject(f"exhaustive re-search finds a {variant} schedule of I/O {result.optimum} below "
                 f"the certified {below}")
+    _in_time(result, log, f"the exhaustive re-search below {below}")
     _require(result.complete, f"exhaustive re-search below {below} did not finish: "
                               f"{result.reason}")
     log.rechecked.append(f"exhaustive search re-run: no {variant} schedule with I/O < {below} "
                          f"({result.states} states)")
+
+
+def _late(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
+
+
+def _in_time(result, log: _Log, what: str) -> None:
+    """A search ``result`` that stopped unfinished because the deadline passed leaves the
+    certificate not re-checked (neither accepted nor rejected)."""
+    if not result.complete and _late(log.deadline):
+        raise NotRechecked(f"the time limit passed before {what} finished")
 
 
 def _trivial_evidence(dag, bound, figure, log, exact) -> None:
@@ -635,7 +652,7 @@ def _carried_evidence(dag, spec, variant, evidence, figure, log, exact) -> None:
         _same("evidence bound (the optimum it must meet)", figure, bound)
     _require(bound >= figure, f"the carried bound {bound} does not reach {figure}")
     source = _named_certificate(evidence["certificate"], evidence["digest"], log)
-    sub = check(source, log.folder, log.seen + (evidence["certificate"],))
+    sub = check(source, log.folder, log.seen + (evidence["certificate"],), log.deadline)
     source_spec = source["obligation"]["spec"]
     _require(source["obligation"]["kind"] == "exact-search"
              and {k: source_spec.get(k) for k in ("family", "params")}
@@ -750,7 +767,7 @@ def _horizon_evidence(dag, memory, variant, evidence, figure, log) -> None:
                                f"{proved} only, not >= {figure}")
     log.rechecked.append(f"solver horizon recomputed: {evidence['steps']} compute steps")
     result = exhaustive_optimum(dag, memory, variant, below=proved,
-                                max_states=RECHECK_MAX_STATES)
+                                max_states=RECHECK_MAX_STATES, deadline=log.deadline)
     if result.optimum is not None:
         _reject(f"exhaustive re-search finds a {variant} schedule of I/O {result.optimum}, "
                 f"which the solver's unsat at budget {proved - 1} excludes")
@@ -916,7 +933,8 @@ def _optimum_by_search(dag, memory: int, variant: str, io: int, log: _Log) -> No
     """A refutation states the optimum it found without recording the evidence for it: the
     exhaustive search (capped) must re-derive it, else the certificate is rejected."""
     result = exhaustive_optimum(dag, memory, variant, below=io + 1,
-                                max_states=RECHECK_MAX_STATES)
+                                max_states=RECHECK_MAX_STATES, deadline=log.deadline)
+    _in_time(result, log, f"the exhaustive re-search of the optimum {io}")
     _require(result.complete, f"the certificate states the optimum {io} without evidence, and "
                               f"the exhaustive re-search could not settle it "
                               f"({result.reason})")
@@ -1359,7 +1377,7 @@ def _curve_cell(doc: dict, spec: dict, cell: dict, log: _Log) -> dict:
     _known_fields("detail cell", cell, CURVE_CELL_FIELDS)
     memory, variant = cell["memory"], cell["variant"]
     source = _named_certificate(cell["certificate"], cell["digest"], log)
-    sub = check(source, log.folder, log.seen + (cell["certificate"],))
+    sub = check(source, log.folder, log.seen + (cell["certificate"],), log.deadline)
     expected = {"family": spec["family"], "params": spec["params"], "memory": memory,
                 "variant": variant}
     optimum = spec.get("optima", {}).get(variant, {}).get(str(memory))

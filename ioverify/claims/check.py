@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from ioverify._pool import worker_pool
 from ioverify.claims.claim import Claim, Obligation
 from ioverify.claims.run import Budget, ObligationResult, budget_for, run
 from ioverify.verdict import Verdict, merge
@@ -95,15 +96,12 @@ def _logged(total: int, progress, alone: int = 0):
 
 
 def _run_pool(items, jobs, progress, alone: int = 0):
-    """Spawned workers (no inherited solver state) that ignore SIGINT: the parent decides, and on
-    Ctrl-C or SIGTERM it terminates them at once instead of waiting for their searches.  The
-    first ``alone`` items run one at a time (the rest of the pool idle: their searches' own
-    processes use those cores), the others ``jobs`` at a time."""
-    import multiprocessing
-
-    pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupts)
-    try:
-        results = []
+    """On ``jobs`` spawned workers (``ioverify._pool.worker_pool``: terminated at once on Ctrl-C
+    or SIGTERM instead of waiting for their searches).  The first ``alone`` items run one at a
+    time (the rest of the pool idle: their searches' own processes use those cores), the others
+    ``jobs`` at a time."""
+    results = []
+    with worker_pool(jobs) as pool:
         for item in items[:alone]:
             results.append(pool.apply(_run_packed, (item,)))
             if progress:
@@ -112,19 +110,7 @@ def _run_pool(items, jobs, progress, alone: int = 0):
             results.append(result)
             if progress:
                 progress(result)
-        pool.close()
-        return results
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
-
-
-def _ignore_interrupts() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return results
 
 
 def _run_dask(items, address: str):

@@ -28,9 +28,15 @@ outcome per file, and the exit code (the worst over all files):
 order of severity: internal error, rejected, malformed, not re-checked, accepted."""
 
 
+# Seconds past --timeout the command waits for a worker to report that its re-check stopped at
+# the deadline (the searches and proof checks look at it) before it stops waiting for it.
+GRACE = 0.25
+
+
 def register(sub) -> None:
     import argparse
 
+    from ioverify.cli.common import positive_float, positive_int
     from ioverify.errors import EXIT_BAD_INPUT
 
     p = sub.add_parser("certificate", help="re-check certificates (no solver needed)")
@@ -40,15 +46,28 @@ def register(sub) -> None:
     c.add_argument("files", nargs="+", help="certificate JSON files")
     c.add_argument("--json", action="store_true",
                    help="print one JSON object with a record per file")
+    c.add_argument("--jobs", "-j", type=positive_int, default=None,
+                   help="local processes, each re-checking one file at a time (default: the "
+                        "cores, at most 4); the files are reported in the order given")
+    c.add_argument("--timeout", type=positive_float, default=None, metavar="SECONDS",
+                   help="wall-clock limit on the whole command, from its start: a file whose "
+                        "re-check has not finished by then is 'not re-checked' (exit 3), "
+                        "never accepted or rejected")
     c.set_defaults(handler=_check)
     p.set_defaults(handler=lambda args: (p.print_help(), EXIT_BAD_INPUT)[1])
 
 
 def _check(args) -> int:
+    from ioverify.cli.common import command_start
     from ioverify.errors import exit_code_of, worst_exit
-    from ioverify.certificate.recheck import check_file
 
-    outcomes = [check_file(path, debug=args.debug) for path in args.files]
+    deadline = None if args.timeout is None else command_start(args) + args.timeout
+    outcomes = []
+    for outcome in _outcomes(list(args.files), args.jobs, deadline, args.debug):
+        outcomes.append(outcome)
+        if not args.json:  # each file as soon as it and those before it are done
+            _print(outcome)
+            sys.stdout.flush()
     code = worst_exit(o.exit_code for o in outcomes)
     if args.json:
         from ioverify.cli.common import print_json
@@ -57,10 +76,54 @@ def _check(args) -> int:
                      "accepted")
         print_json({"status": worst, "outcome": worst, "exit_code": code,
                     "files": [o.to_json() for o in outcomes]})
-        return code
-    for outcome in outcomes:
-        _print(outcome)
     return code
+
+
+def _outcomes(files: list[str], jobs: int | None, deadline: float | None, debug: bool):
+    """Each file's ``Outcome``, in the order given: in this process when one job is enough and
+    there is no deadline to keep, else on a pool of spawned workers, whose files still
+    unfinished GRACE seconds past the deadline are not re-checked (the pool terminated)."""
+    from ioverify.cli.common import default_jobs
+
+    jobs = min(jobs or default_jobs(), len(files))
+    if jobs == 1 and deadline is None:
+        from ioverify.certificate.recheck import check_file
+
+        yield from (check_file(path, debug=debug) for path in files)
+        return
+    yield from _pooled(files, jobs, deadline, debug)
+
+
+def _pooled(files: list[str], jobs: int, deadline: float | None, debug: bool):
+    import multiprocessing
+    import time
+
+    from ioverify._pool import worker_pool
+    from ioverify.certificate.recheck import Outcome
+
+    wall = None if deadline is None else time.time() + deadline - time.monotonic()
+    with worker_pool(jobs) as pool:
+        pending = [pool.apply_async(_check_one, ((path, wall, debug),)) for path in files]
+        for path, result in zip(files, pending):
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic()) + GRACE
+            try:
+                yield result.get(wait if wait is None or not result.ready() else 0.0)
+            except multiprocessing.TimeoutError:
+                yield Outcome(path, "not re-checked", None,
+                              reason="the time limit passed before its re-check finished")
+        pool.terminate()  # what still runs past the deadline is reported and abandoned
+
+
+def _check_one(item) -> object:
+    """In a worker: ``check_file`` with the deadline given as a wall-clock time (monotonic
+    clocks of two processes need not agree)."""
+    import time
+
+    from ioverify.certificate.recheck import check_file
+
+    path, wall, debug = item
+    deadline = None if wall is None else time.monotonic() + wall - time.time()
+    return check_file(path, debug=debug, deadline=deadline)
 
 
 def _print(o) -> None:

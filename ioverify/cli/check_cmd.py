@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-from ioverify.cli.common import (add_memory_argument, apply_memory_budget, positive_float,
-                                 positive_int, print_json, solver_seed)
+from ioverify.cli.common import (add_memory_argument, apply_memory_budget, default_jobs,
+                                 positive_float, positive_int, print_json, solver_seed)
 
 
 USER_PAGES = "ioverify-pages"
@@ -22,7 +21,7 @@ def register(sub) -> None:
                                    "unknown, bounded or infeasible, 2 bad input.")
     p.add_argument("paths", nargs="*", help="claim files or folders (default: shipped proofs)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--jobs", "-j", type=positive_int, default=min(4, os.cpu_count() or 1),
+    p.add_argument("--jobs", "-j", type=positive_int, default=default_jobs(),
                    help="local processes (default: the cores, at most 4); a wide obligation "
                         "runs alone first, on all of them")
     p.add_argument("--scheduler", metavar="ADDRESS",

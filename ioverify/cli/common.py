@@ -69,6 +69,13 @@ def command_start(args) -> float:
     return time.monotonic() if started is None else started
 
 
+def default_jobs() -> int:
+    """Local processes when --jobs is not given: the cores, at most 4."""
+    import os
+
+    return min(4, os.cpu_count() or 1)
+
+
 def flag(name: str) -> str:
     """The command-line flag of a parameter name (``entry_bound`` -> ``--entry-bound``)."""
     return "--" + name.replace("_", "-")

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ioverify.cli.common import command_start, positive_int, print_json, read_dag_within
+from ioverify.cli.common import (command_start, default_jobs, positive_int, print_json,
+                                 read_dag_within)
 from ioverify.errors import EXIT_UNKNOWN
 
 # What reporting a cell takes after the curve, per move of its schedule, kept back from the
@@ -125,13 +126,6 @@ def output_cost(args) -> float:
     """Seconds per move of the cells' schedules the command spends after the curve."""
     return (JSON_SECONDS_PER_MOVE * bool(args.json)
             + CERTIFICATE_SECONDS_PER_MOVE * bool(args.certificates))
-
-
-def default_jobs() -> int:
-    """Local processes for the cells when --jobs is not given: the cores, at most 4."""
-    import os
-
-    return min(4, os.cpu_count() or 1)
 
 
 class _executor:
