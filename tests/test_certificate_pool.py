@@ -24,6 +24,17 @@ QUICK = sorted(SHIPPED.glob("attention-backward-tiny-optima--00*.json"))  # 0.5 
 SLOW = SHIPPED / "attention-backward-2x1-optima--000.json"  # minutes: M = 3, its re-search
 
 
+@pytest.fixture(autouse=True)
+def _address_space_restored():
+    """The command caps its process's address space (--max-memory, by default half the
+    machine): run in this process, it must not cap the tests after it."""
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    yield
+    resource.setrlimit(resource.RLIMIT_AS, before)
+
+
 def _records(capsys, *argv) -> tuple[int, list[dict]]:
     code = main(["certificate", "check", "--json", *map(str, argv)])
     return code, json.loads(capsys.readouterr().out)["files"]
@@ -96,3 +107,22 @@ def test_a_signal_ends_the_workers_at_once(name, code):
     finally:
         command.kill()
         command.wait()
+
+
+def test_a_re_check_out_of_memory_is_not_rechecked(monkeypatch):
+    """Before, a re-search past the memory budget was an internal error, "a bug in ioverify"."""
+    from ioverify.certificate import recheck
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(recheck, "check", exhausted)
+    outcome = check_file(QUICK[0])
+    assert outcome.outcome == "not re-checked" and "out of memory" in outcome.reason
+
+
+def test_the_memory_budget_is_a_usage_check(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["certificate", "check", str(QUICK[0]), "--max-memory", "100"])
+    assert stop.value.code == 2
+    assert "too little" in capsys.readouterr().err

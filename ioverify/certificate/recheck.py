@@ -223,6 +223,10 @@ def check_file(path: str | Path, *, debug: bool = False,
                        reason=_one_line(str(error)))
     except RecursionError:
         return Outcome(path, "malformed", status, reason="certificate is nested too deeply")
+    except MemoryError:  # a re-search past the memory budget decides nothing
+        return Outcome(path, "not re-checked", status,
+                       reason="the re-check ran out of memory (the memory budget, "
+                              "--max-memory, or the machine's)")
     except Exception as error:  # noqa: BLE001 - one file's bug must not stop the others
         if debug:
             raise

@@ -36,7 +36,7 @@ GRACE = 0.25
 def register(sub) -> None:
     import argparse
 
-    from ioverify.cli.common import positive_float, positive_int
+    from ioverify.cli.common import add_memory_argument, positive_float, positive_int
     from ioverify.errors import EXIT_BAD_INPUT
 
     p = sub.add_parser("certificate", help="re-check certificates (no solver needed)")
@@ -47,20 +47,23 @@ def register(sub) -> None:
     c.add_argument("--json", action="store_true",
                    help="print one JSON object with a record per file")
     c.add_argument("--jobs", "-j", type=positive_int, default=None,
-                   help="local processes, each re-checking one file at a time (default: the "
-                        "cores, at most 4); the files are reported in the order given")
+                   help="local processes, each re-checking one file at a time with the whole "
+                        "--max-memory (default: the cores, at most 4); the files are reported "
+                        "in the order given")
     c.add_argument("--timeout", type=positive_float, default=None, metavar="SECONDS",
                    help="wall-clock limit on the whole command, from its start: a file whose "
                         "re-check has not finished by then is 'not re-checked' (exit 3), "
                         "never accepted or rejected")
+    add_memory_argument(c, "leaves that file not re-checked (exit 3)")
     c.set_defaults(handler=_check)
     p.set_defaults(handler=lambda args: (p.print_help(), EXIT_BAD_INPUT)[1])
 
 
 def _check(args) -> int:
-    from ioverify.cli.common import command_start
+    from ioverify.cli.common import apply_memory_budget, command_start
     from ioverify.errors import exit_code_of, worst_exit
 
+    apply_memory_budget(args.max_memory)  # each worker inherits it
     deadline = None if args.timeout is None else command_start(args) + args.timeout
     outcomes = []
     for outcome in _outcomes(list(args.files), args.jobs, deadline, args.debug):

@@ -152,11 +152,12 @@ def memory_megabytes(text: str) -> int:
     return value
 
 
-def add_memory_argument(parser) -> None:
+def add_memory_argument(parser, running_out: str = "answers 'unknown' with the bounds "
+                                                   "reached") -> None:
     parser.add_argument("--max-memory", type=memory_megabytes, default=None, metavar="MB",
                         help=f"memory budget in MiB, at least {MIN_MEMORY_MB} (default: half of "
-                             f"the machine's memory); running out of it answers 'unknown' with "
-                             f"the bounds reached, never a crash")
+                             f"the machine's memory); running out of it {running_out}, never a "
+                             f"crash")
 
 
 def apply_memory_budget(megabytes: int | None) -> int | None:
