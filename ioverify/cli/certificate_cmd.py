@@ -110,7 +110,7 @@ def _pooled(files: list[str], jobs: int, deadline: float | None, debug: bool):
         for path, result in zip(files, pending):
             wait = None if deadline is None else max(0.0, deadline - time.monotonic()) + GRACE
             try:
-                yield result.get(wait if wait is None or not result.ready() else 0.0)
+                yield result.get(wait)
             except multiprocessing.TimeoutError:
                 yield Outcome(path, "not re-checked", None,
                               reason="the time limit passed before its re-check finished")
