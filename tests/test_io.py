@@ -40,6 +40,24 @@ def test_dag_output_naming_a_folder_exits_2(tmp_path, capsys):
     assert err.count("\n") == 1 and "it is a folder" in err
 
 
+def test_dag_output_is_checked_before_the_family_is_built(tmp_path, capsys, monkeypatch):
+    """-o into a missing folder: one line, exit 2, before the family is built (matmul(60, 60,
+    60) took 5.7 s to build and was then refused)."""
+    from ioverify.dag import registry
+
+    def refuse(**kwargs):
+        raise AssertionError("built before its output path was checked")
+
+    from dataclasses import replace
+
+    monkeypatch.setitem(registry.FAMILIES, "pyramid",
+                        replace(registry.FAMILIES["pyramid"], build=refuse))
+    out_path = str(tmp_path / "no" / "p.json")
+    assert main(["dag", "pyramid", "--height", "2", "-o", out_path]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist" in err
+
+
 @pytest.mark.parametrize("where, message", [("", "it is a folder"),
                                             ("no/s.json", "does not exist")],
                          ids=["folder", "missing-folder"])
