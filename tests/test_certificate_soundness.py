@@ -398,3 +398,14 @@ def test_an_accepted_outcome_says_the_claims_prose_is_not_checked(tmp_path):
     outcome = check_file(tmp_path / f"{TINY}.json")
     assert outcome.outcome == "accepted"
     assert [line for line in outcome.not_rederived if "prose" in line] == [CLAIM_PROSE]
+
+
+@pytest.mark.parametrize("value", [13.0, 1e308])
+def test_a_numeric_lower_bound_that_is_not_an_integer_is_malformed(tmp_path, value):
+    """Regression (found by trying): JSON Schema lets 13.0 pass as an integer, and the re-check
+    then looked the number up as a bound id: internal error (exit 4), TypeError in difflib."""
+    doc = _load(ONE_SHOT_M3)
+    doc["obligation"]["spec"]["lower_bound"] = value
+    outcome = check_file(_reseal(doc, tmp_path / "lower.json"))
+    assert outcome.outcome == "malformed", outcome
+    assert "lower_bound must be an integer >= 0" in outcome.reason

@@ -189,6 +189,37 @@ def test_closed_pipe_ends_quietly(argv):
     assert err == ""
 
 
+@pytest.mark.parametrize("argv, code", [(["dag", "matmul", "--m", "2", "--k", "2", "--n", "2"], 0),
+                                        (["bounds", "eval", "saha-ye-thm3.1", "--n", "4"], 2)],
+                         ids=["dag-to-stdout", "bad-input"])
+def test_closed_stdout_keeps_the_exit_code(argv, code):
+    """``ioverify dag matmul ... >&-``: stdout closed from the start; the output goes nowhere
+    and the exit code is the command's, not an internal error (4)."""
+    import os
+
+    proc = subprocess.run([sys.executable, "-m", "ioverify", *argv], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1), timeout=60)
+    err = proc.stderr.decode()
+    assert proc.returncode == code, err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("content", [None, "CLAIMS = []\n"], ids=["empty-folder", "no-claims"])
+def test_check_with_no_claims_writes_nothing(tmp_path, monkeypatch, capsys, content):
+    """``ioverify check FOLDER`` on a folder without claims: nothing checked (exit 3), and
+    nothing written; it used to leave an empty certificates folder and claim pages behind."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claims").mkdir()
+    if content is not None:
+        (tmp_path / "claims" / "mine.py").write_text(content)
+    assert main(["check", "claims"]) == 3
+    assert "no claims in 'claims': nothing was checked" in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["claims"]
+    assert main(["check", "claims", "--json"]) == 3
+    assert json.loads(capsys.readouterr().out)["status"] == "unknown"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["claims"]
+
+
 def test_wrong_at_most_is_a_refutation_with_its_certificate(files, capsys):
     """A partition claim whose ``at_most`` is below the proved bound is the user's error: a
     refutation (exit 1) with its certificate, not an internal error (exit 4)."""

@@ -153,3 +153,27 @@ def test_networkx_round_trip(dag):
     assert back.names == dag.names or set(back.names) == set(dag.names)
     assert {back.names[o] for o in back.outputs} == {dag.names[o] for o in dag.outputs}
     assert dag_to_dict(from_networkx(to_networkx(back))) == dag_to_dict(back)
+
+
+@pytest.mark.parametrize("build", [
+    lambda b: b.op("f", "y", [1]),              # itself: a self-loop
+    lambda b: b.op("f", "y", [0, 2]),           # a vertex not added yet: a cycle later
+    lambda b: b.op("f", "y", [-1]),             # wraps around to the last vertex
+    lambda b: b.op("f", "y", [True]),           # a bool is not an index
+    lambda b: b.op("f", "y", ["x"]),            # a name, not an index
+    lambda b: b.input(5),                       # a name that is not a string
+    lambda b: b.input(""),                      # an empty name
+    lambda b: (b.op("f", "y", [0]), b.build([5])),
+    lambda b: (b.op("f", "y", [0]), b.build(["y"])),
+], ids=["self-loop", "forward", "negative", "bool", "name-as-pred", "int-name", "empty-name",
+        "output-out-of-range", "output-by-name"])
+def test_the_builder_refuses_what_is_not_a_dag(build):
+    """Regression (found by trying the API the strategies how-to shows): DAGBuilder took a
+    predecessor that was the vertex itself or a later one (the built graph had a cycle, and the
+    exhaustive search answered on it), a negative or bool index, and names that are not
+    non-empty strings; bad indices raised IndexError or TypeError."""
+    b = DAGBuilder()
+    b.input("x")
+    with pytest.raises(InvalidDAG):
+        build(b)
+        b.build()

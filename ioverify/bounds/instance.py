@@ -43,7 +43,10 @@ def resolve_lower_bound(spec: dict) -> tuple[int | None, dict]:
     claim = spec.get("lower_bound")
     if claim is None:
         return None, {}
-    if isinstance(claim, int):
+    if not isinstance(claim, str):  # JSON Schema lets 13.0 pass as an integer
+        if isinstance(claim, bool) or not isinstance(claim, int) or claim < 0:
+            raise InvalidArgument(f"lower_bound must be an integer >= 0 or a bound id, got "
+                                  f"{_show(claim)}")
         return claim, {"lower_bound_source": "number"}
     value = bound_value(claim, spec.get("params", {}), spec["memory"])
     return max(0, math.ceil(value)), {"lower_bound_source": claim,

@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     from ioverify.cli._clock import command_started
 
     started = command_started(own_process=argv is None)  # what --timeout counts from
+    _stdout_if_closed()
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         only, full = _named_command(argv)
@@ -180,6 +181,14 @@ def _terminate_as_interrupt():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _stdout_if_closed() -> None:
+    """Started with stdout closed (``>&-``): what a command prints goes nowhere, as after a
+    reader went away, and the exit code still says the verdict (``sys.stdout`` is None then,
+    which ``print`` ignores but a DAG written to stdout met as an internal error)."""
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stdout, for the process's life
 
 
 def _silence_stdout() -> None:

@@ -90,6 +90,8 @@ def _check(args) -> int:
     from ioverify.verdict import exit_code, merge
 
     claims = load(args.paths or [shipped_proofs()])
+    if not claims:
+        return _no_claims(args)
     docs = args.docs or ("docs/claims" if not args.paths else USER_PAGES)
     writable_folder(args.certificates, "certificates")  # before the obligations run
     writable_folder(docs, "the claim pages")
@@ -115,6 +117,20 @@ def _check(args) -> int:
     overall = merge(cr.verdict for cr in results)
     _print(results, certs, pages, overall, args.json)
     return exit_code(overall)
+
+
+def _no_claims(args) -> int:
+    """No claims in PATHS (a filter that kept nothing, a folder without claim files): nothing
+    is checked (exit 3, as pytest's item says), and nothing is written, no empty folder."""
+    from ioverify.errors import EXIT_UNKNOWN
+
+    where = ", ".join(map(repr, args.paths))
+    if args.json:
+        print_json({"status": "unknown", "claims": [], "certificates": [], "pages": [],
+                    "reason": f"no claims in {where}: nothing was checked"})
+    else:
+        print(f"overall: unknown; no claims in {where}: nothing was checked, nothing written")
+    return EXIT_UNKNOWN
 
 
 def _print(results, certs, pages, overall, as_json) -> None:

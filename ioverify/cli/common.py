@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from itertools import chain
 
 from ioverify.errors import InvalidArgument
@@ -16,10 +17,11 @@ def print_json(obj) -> None:
 
 def json_text(obj) -> str:
     """``obj`` as JSON: objects indented by two, one member per line; an array of scalars, or
-    of arrays of scalars (a schedule's moves), on one line.  ``json.dumps(indent=2)`` gives the
-    same value, but indenting makes it fall back on its pure-Python encoder and put every move
-    on four lines: 4.4 s for the 160 MB a 16-cell curve of attention_backward(60,1) printed,
-    past the ``--timeout`` the command was given; here the C encoder writes every array."""
+    of arrays of scalars (a schedule's moves), on one line; NaN and infinities as null.
+    ``json.dumps(indent=2)`` gives the same value, but indenting makes it fall back on its
+    pure-Python encoder and put every move on four lines: 4.4 s for the 160 MB a 16-cell curve
+    of attention_backward(60,1) printed, past the ``--timeout`` the command was given; here the
+    C encoder writes every array."""
     return "".join(_json_chunks(obj, "\n"))
 
 
@@ -38,7 +40,24 @@ def _json_chunks(obj, pad: str):
             yield from _json_chunks(item, inner)
         yield pad + "]"
     else:
-        yield json.dumps(obj)
+        yield _dumps(obj)
+
+
+def _dumps(obj) -> str:
+    """``json.dumps``, a non-finite float as null: NaN and Infinity are not JSON (a kernel
+    whose trace overflowed fast memory has no output, so its max error is NaN)."""
+    try:
+        return json.dumps(obj, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(obj), allow_nan=False)
+
+
+def _finite(obj):
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, (list, tuple)):
+        return [_finite(item) for item in obj]
+    return obj
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ioverify._io import write_text
+from ioverify._io import writable, write_text
 from ioverify.cli.common import positive_int, print_json, refuse_unused
 from ioverify.errors import EXIT_OK
 
@@ -41,6 +41,8 @@ def _build(args) -> int:
     given = [p.name for p in family.params if hasattr(args, p.name)]
     refuse_unused(f"dag {family.name}", {p.name: p.only_with for p in family.params
                                          if p.only_with}, given, kwargs.get)
+    if args.output not in (None, "-"):  # before building: a large family takes seconds
+        writable(args.output)
     dag = family.build(**kwargs)
     write_text(dag_to_json(dag), args.output)
     return EXIT_OK

@@ -125,7 +125,7 @@ def _pebble(args) -> int:
 def _single(args) -> int:
     import json
 
-    from ioverify._io import write_text
+    from ioverify._io import writable, write_text
     from ioverify.game.rules import require_variant
     from ioverify.search.apart import default_processes
     from ioverify.search.pebbling import (IMPLEMENTED, budget_record, pebble, state_cap,
@@ -141,6 +141,8 @@ def _single(args) -> int:
                               f"{args.proof_kind} proof)")
     _check_proof_folder(args.proof, _proof_kind(args, variant))
     _check_upper_end(args)
+    if args.schedule_out is not None:  # before the search, so that a typo loses no search
+        writable(args.schedule_out)
     dag = read_dag_within(args.dag, start, args.timeout)
     if args.proof is not None and dag is not None:
         _check_proof_variant(dag, variant, _proof_kind(args, variant))
@@ -171,7 +173,7 @@ def _single(args) -> int:
         if args.proof is not None:
             print(describe_proof(doc["proof"]))
     schedule = getattr(verdict, "schedule", None)
-    if args.schedule_out and schedule is not None:  # after the verdict: a bad path loses nothing
+    if args.schedule_out and schedule is not None:  # after the verdict: it is printed anyway
         write_text(json_text(schedule.to_dict(dag)), args.schedule_out)  # moves: C encoder
     return code
 

@@ -157,7 +157,9 @@ class DAG:
 
 class DAGBuilder:
     """Builds a DAG vertex by vertex in topological order (used by the families: fast, and the
-    order is correct by construction)."""
+    order is correct by construction): each vertex names its predecessors by the indices
+    ``input`` and ``op`` returned for them, so that no cycle can be built (anything else is
+    refused, InvalidDAG)."""
 
     def __init__(self):
         self._names: list[str] = []
@@ -174,11 +176,18 @@ class DAGBuilder:
         return self._add(name, tuple(preds), op)
 
     def _add(self, name: str, preds: tuple[int, ...], op: str) -> int:
-        if len(self._names) == MAX_BUILT_VERTICES:
+        count = len(self._names)
+        if count == MAX_BUILT_VERTICES:
             raise InvalidDAG(f"the DAG would have more than {MAX_BUILT_VERTICES:,} vertices, "
                              f"the most a family builds")
+        if type(name) is not str or not name:
+            raise InvalidDAG(f"node name must be a non-empty string, got {name!r}")
         if name in self._seen:
             raise InvalidDAG(f"duplicate node {name!r}")
+        for p in preds:  # an earlier vertex's index: no self-loop, no cycle, no wrap-around
+            if type(p) is not int or not 0 <= p < count:
+                raise InvalidDAG(f"predecessor {p!r} of {name!r} is not the index of a vertex "
+                                 f"added before it (0 to {count - 1})")
         if len(set(preds)) != len(preds):
             raise InvalidDAG(f"duplicate edge into {name!r}")
         self._seen.add(name)
@@ -198,11 +207,21 @@ class DAGBuilder:
                     has_succ[p] = 1
             # Isolated inputs are sinks but never outputs: inputs already hold blue pebbles.
             outputs = [v for v in range(len(preds)) if not has_succ[v] and preds[v]]
-        out = tuple(sorted(set(outputs)))
+        out = tuple(sorted(set(outputs), key=_output_index(len(preds))))
         for v in out:
             if not preds[v]:
                 raise InvalidDAG(f"output {self._names[v]!r} is an input")
         return DAG(tuple(self._names), preds, tuple(self._ops), out)
+
+
+def _output_index(count: int):
+    """The sort key of ``build``'s outputs, refusing anything but a vertex index."""
+    def index(v) -> int:
+        if type(v) is not int or not 0 <= v < count:
+            raise InvalidDAG(f"output {v!r} is not the index of a vertex (0 to {count - 1})")
+        return v
+
+    return index
 
 
 # --- validation helpers for DAG.from_edges ------------------------------------------------------
