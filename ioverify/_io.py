@@ -8,6 +8,7 @@ text can be unreadable into one ``InvalidFormat`` line.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import tempfile
@@ -177,7 +178,11 @@ def load_json_document(text: str, what: str) -> object:
     (``sys.get_int_max_str_digits``), which would otherwise escape as RecursionError and
     ValueError."""
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys,
+                          parse_constant=_no_constant)
+    except _NotANumber as error:
+        raise InvalidFormat(f"{what} is not JSON: {error.args[0]} is no JSON value (ioverify "
+                            f"writes null where a number is not finite)") from None
     except _DuplicateKey as error:
         raise InvalidFormat(f"{what} has the key {error.args[0]!r} twice in one object (JSON "
                             f"readers differ on which one counts)") from None
@@ -188,6 +193,29 @@ def load_json_document(text: str, what: str) -> object:
         raise InvalidFormat(f"{what} is nested too deeply to read") from None
     except ValueError as error:  # e.g. "Exceeds the limit (4300 digits) for integer string ..."
         raise InvalidFormat(f"{what} is not readable JSON: {str(error).split(':')[0]}") from None
+
+
+class _NotANumber(Exception):
+    pass
+
+
+def _no_constant(name: str):
+    """``json.loads`` reads NaN, Infinity and -Infinity, which JSON does not have and strict
+    readers (jq, browsers) refuse: a file that holds one is refused here too."""
+    raise _NotANumber(name)
+
+
+def finite(value):
+    """JSON data with every non-finite float (NaN, an infinity) as None, which JSON writes as
+    null: ``json.dumps`` would write NaN or Infinity, no JSON value (a kernel whose trace
+    overflowed fast memory has no checked output, and its max error is NaN)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(item) for item in value]
+    return value
 
 
 def check_header(doc: object, fmt: str, version: int, what: str) -> dict:

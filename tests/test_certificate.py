@@ -768,7 +768,7 @@ def test_an_internal_failure_is_exit_4_for_that_file_only(certs, monkeypatch, ca
 
     monkeypatch.setitem(recheck.CHECKERS, "kernel", broken)
     files = [certs["kernel"], certs["optimal"]]
-    assert main(["certificate", "check", *map(str, files)]) == EXIT_INTERNAL
+    assert main(["certificate", "check", "--jobs", "1", *map(str, files)]) == EXIT_INTERNAL
     out, err = capsys.readouterr()
     assert f"{certs['optimal']}: accepted" in out
     assert f"{certs['kernel']}: internal error: KeyError" in err and "Traceback" not in err

@@ -8,7 +8,7 @@ import glob
 import json
 from pathlib import Path
 
-from ioverify._io import make_folder, write_text
+from ioverify._io import finite, make_folder, write_text
 from ioverify.certificate.format import relies_on as relies_on_json
 from ioverify.certificate.curve import io_curve_body
 from ioverify.certificate.format import seal, tool_versions
@@ -107,7 +107,7 @@ class CertificateWriter:
             body = io_curve_body(claim, result, self.budget, self.folder, path.stem)
         else:
             body = certificate_body(claim, result, self.budget)
-        write_text(json.dumps(seal(body), indent=1), str(path))
+        write_text(json.dumps(seal(finite(body)), indent=1, allow_nan=False), str(path))
         self.written[claim.id, i] = path
         return path
 

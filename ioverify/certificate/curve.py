@@ -100,7 +100,7 @@ def write_cells(cells: list[dict], dag, folder: Path, instance: dict, stem: str,
         body["instance"] = {"dag": dag_to_dict(dag)}
         doc = seal(body)
         path = folder / cell_file(stem, key)
-        write_text(json.dumps(doc, indent=1), str(path))
+        write_text(json.dumps(doc, indent=1, allow_nan=False), str(path))
         written[key] = path, doc["digest"]
         verdicts[key] = doc["verdict"]
         return written[key]

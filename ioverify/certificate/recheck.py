@@ -267,9 +267,12 @@ def _same(what: str, derived, stated) -> None:
 
 def _equal(a, b) -> bool:
     """Whether the stated ``b`` is the derived ``a``: floats to a relative 1e-6, an integer
-    derived only by an integer stated (10.0 is no count of states)."""
+    derived only by an integer stated (10.0 is no count of states), a non-finite float derived
+    by null (JSON has no NaN or infinity; the writer states null, ``ioverify._io.finite``)."""
     if type(a) is int and type(b) is not int:
         return False
+    if b is None and isinstance(a, float) and not math.isfinite(a):
+        return True
     if isinstance(a, float) or isinstance(b, float):
         if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, (int, float)) \
                 or not isinstance(b, (int, float)):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from itertools import chain
 
+from ioverify._io import finite
 from ioverify.errors import InvalidArgument
 
 
@@ -44,20 +44,11 @@ def _json_chunks(obj, pad: str):
 
 
 def _dumps(obj) -> str:
-    """``json.dumps``, a non-finite float as null: NaN and Infinity are not JSON (a kernel
-    whose trace overflowed fast memory has no output, so its max error is NaN)."""
+    """``json.dumps``, a non-finite float as null (``ioverify._io.finite``)."""
     try:
         return json.dumps(obj, allow_nan=False)
     except ValueError:
-        return json.dumps(_finite(obj), allow_nan=False)
-
-
-def _finite(obj):
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, (list, tuple)):
-        return [_finite(item) for item in obj]
-    return obj
+        return json.dumps(finite(obj), allow_nan=False)
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -323,7 +323,7 @@ def _write_certificate(args, dag, verdict, lower, claim, kind, detail, start):
     doc = pebble_certificate(dag, Path(args.dag).name, args.memory, proved,
                              time.monotonic() - start, claim)
     path = Path(args.proof) / CERTIFICATE_FILE
-    write_text(json.dumps(doc, indent=1), str(path))
+    write_text(json.dumps(doc, indent=1, allow_nan=False), str(path))
     return path
 
 
