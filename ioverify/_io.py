@@ -42,6 +42,8 @@ def writable(path: str) -> Path:
     """``path`` as a Path, if a file can be written there: InvalidArgument (one line) if it is a
     folder or its folder does not exist.  Commands check their output paths with it before
     they work, so that a long search is not lost to a typo."""
+    if not path:  # Path("") is the current folder
+        raise InvalidArgument("cannot write to an empty path: name a file")
     target = Path(path)
     if target.is_dir():
         raise InvalidArgument(f"cannot write {path!r}: it is a folder")

@@ -563,3 +563,18 @@ def test_a_certificate_folder_the_system_refuses_after_the_check_is_one_line(
     err = capsys.readouterr().err.strip()
     assert "cannot write certificates into" in err and "No such file or directory" in err
     assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["dag", "matmul", "--m", "1", "--k", "1", "--n", "1", "-o", ""],
+     "cannot write to an empty path"),  # before: "cannot write '': it is a folder"
+    (["dag", "sparse-forward", "--n", "3", "--d", "1", "--mask", "random", "--density", "0.5",
+      "--seed", "-1"], "--seed: expected an integer >= 0, got -1"),  # "invalid non_negative_int"
+])
+def test_a_bad_value_is_named_plainly(argv, message, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code
+    assert code == 2
+    assert message in capsys.readouterr().err

@@ -115,10 +115,16 @@ def mask_from_kind(kind: str, n: int, *, density: float = 0.5, seed: int = 0) ->
 
 
 def non_negative_int(text: str) -> int:
-    """CLI type for ``--seed`` (argparse reports a ValueError as an invalid value)."""
-    value = int(text)
+    """CLI type for ``--seed``: the message names what is expected (argparse's own for a
+    ValueError names this function)."""
+    from argparse import ArgumentTypeError
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
     if value < 0:
-        raise ValueError(text)
+        raise ArgumentTypeError(f"expected an integer >= 0, got {value}")
     return value
 
 
