@@ -1,0 +1,50 @@
+"""Certificates edited and sealed anew in ways an adversarial review tried: each must end as the
+re-check says (malformed with one line, or rejected), never accepted and never an internal
+error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ioverify.certificate.format import digest
+from ioverify.certificate.recheck import check_file
+
+SHIPPED = Path(__file__).resolve().parent.parent / "docs" / "claims" / "certificates"
+
+
+def resealed(name: str, change, folder: Path) -> Path:
+    """The shipped certificate ``name`` with ``change`` applied, its digest computed anew (as
+    anyone can), in ``folder``; the writer's own check (``seal``) is not asked."""
+    doc = json.loads((SHIPPED / name).read_text())
+    change(doc)
+    doc["digest"] = digest({k: v for k, v in doc.items() if k != "digest"})
+    path = folder / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _spec(field, value):
+    def change(doc):
+        doc["obligation"]["spec"][field] = value
+    return change
+
+
+def _seed(value):
+    def change(doc):
+        doc["seed"] = value
+    return change
+
+
+# An integer written as a float (36.0) is read as a float: the schema's integers are ints.
+@pytest.mark.parametrize("name, change, where", [
+    ("reference-optima--000.json", _spec("lower_bound", 11.0), "$.obligation.spec.lower_bound"),
+    ("reference-optima--000.json", _spec("optimum", 11.0), "$.obligation.spec.optimum"),
+    ("flash-literal-block-sizes-overflow--003.json", _seed(0.0), "$.seed"),
+])
+def test_a_float_where_an_integer_is_meant_is_malformed(tmp_path, name, change, where):
+    outcome = check_file(resealed(name, change, tmp_path))
+    assert (outcome.outcome, outcome.exit_code) == ("malformed", 2), outcome
+    assert where in outcome.reason and "\n" not in outcome.reason
