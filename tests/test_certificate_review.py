@@ -48,3 +48,22 @@ def test_a_float_where_an_integer_is_meant_is_malformed(tmp_path, name, change, 
     outcome = check_file(resealed(name, change, tmp_path))
     assert (outcome.outcome, outcome.exit_code) == ("malformed", 2), outcome
     assert where in outcome.reason and "\n" not in outcome.reason
+
+
+def _evidence(field, value):
+    def change(doc):
+        doc["verdict"]["evidence"][field] = value
+    return change
+
+
+# The lemma a search rests on is named by its text; any other JSON value is malformed.
+@pytest.mark.parametrize("value", [[], {"lemma": 1}, ["chain contraction"]])
+@pytest.mark.parametrize("name, field", [
+    ("approximate-attention-2x1-degree-2-optima--000.json", "contracted"),
+    ("reference-optima--000.json", "contracted"),
+    ("matmul-2x2x3-optima--007.json", "searched"),
+])
+def test_a_lemma_field_that_is_no_text_is_malformed(tmp_path, name, field, value):
+    outcome = check_file(resealed(name, _evidence(field, value), tmp_path))
+    assert (outcome.outcome, outcome.exit_code) == ("malformed", 2), outcome
+    assert f"$.verdict.evidence.{field}" in outcome.reason and "\n" not in outcome.reason
