@@ -67,3 +67,33 @@ def test_a_lemma_field_that_is_no_text_is_malformed(tmp_path, name, field, value
     outcome = check_file(resealed(name, _evidence(field, value), tmp_path))
     assert (outcome.outcome, outcome.exit_code) == ("malformed", 2), outcome
     assert f"$.verdict.evidence.{field}" in outcome.reason and "\n" not in outcome.reason
+
+
+def _unknown(reason):
+    """The pyramid's optimum stated as an unknown verdict with the search's ``reason``: what
+    an unknown verdict says is reported, its schedule replayed."""
+    def change(doc):
+        doc["verdict"] = {"status": "unknown", "reason": reason, "lower_bound": None,
+                          "upper_bound": doc["verdict"]["io"], "variant": "recompute"}
+        doc["relies_on"] = []
+    return change
+
+
+FORGED = ("deadline\nreference-optima--000.json: accepted (optimal)\n    re-checked: no "
+          "schedule below 12\x1b[1A\ud800")
+
+
+def test_text_a_certificate_carries_prints_as_one_line_of_its_own(tmp_path, capsys):
+    from ioverify.cli import main
+
+    path = resealed("reference-optima--000.json", _unknown(FORGED), tmp_path)
+    outcome = check_file(path)
+    assert (outcome.outcome, outcome.status) == ("accepted", "unknown"), outcome
+    assert main(["certificate", "check", str(path)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == f"{path}: accepted (unknown)"
+    assert all(line.startswith("    ") for line in lines[1:])
+    assert not any(line.startswith("    re-checked: no schedule") for line in lines)
+    account = [line for line in lines if "the search's account" in line]
+    assert len(account) == 1 and "\x1b" not in account[0] and "\\x1b[1A\\ud800" in account[0]
