@@ -97,3 +97,32 @@ def test_text_a_certificate_carries_prints_as_one_line_of_its_own(tmp_path, caps
     assert not any(line.startswith("    re-checked: no schedule") for line in lines)
     account = [line for line in lines if "the search's account" in line]
     assert len(account) == 1 and "\x1b" not in account[0] and "\\x1b[1A\\ud800" in account[0]
+
+
+def _kernel_size(field):
+    def change(doc):
+        from ioverify.certificate.recheck import obligation_id
+
+        ob = doc["obligation"]
+        ob["spec"]["params"][field] = 1
+        ob["id"] = obligation_id(ob["kind"], ob["spec"])
+    return change
+
+
+def _sweep_size(field):
+    def change(doc):
+        doc["obligation"]["spec"]["sweep"][0]["params"][field] = 1
+    return change
+
+
+# A size named like the kernel runner's own argument (its name, its spec) is a size the
+# kernel does not take, not a second value for that argument.
+@pytest.mark.parametrize("name, change", [
+    ("flash-literal-block-sizes-overflow--003.json", _kernel_size("name")),
+    ("flash-literal-block-sizes-overflow--003.json", _kernel_size("spec")),
+    ("lower-bounds-vs-kernels--011.json", _sweep_size("name")),
+])
+def test_a_kernel_size_named_like_the_runners_argument_is_malformed(tmp_path, name, change):
+    outcome = check_file(resealed(name, change, tmp_path))
+    assert (outcome.outcome, outcome.exit_code) == ("malformed", 2), outcome
+    assert "got unknown" in outcome.reason
