@@ -395,9 +395,6 @@ def test_a_proof_is_made_on_the_contracted_dag_and_checked_on_it_contracted_agai
     (lambda doc: doc["verdict"]["evidence"].update(contracted="a lemma"), "evidence contracted"),
     (lambda doc: doc.update(relies_on=[line for line in doc["relies_on"]
                                        if line != CONTRACTION_RELIES_ON]), "relies_on"),
-    # (found by trying: a count stated as a float passed as equal to the count)
-    (lambda doc: doc["verdict"]["evidence"].update(states=float(doc["verdict"]["evidence"]
-                                                                ["states"])), "evidence states"),
 ])
 def test_a_resealed_contracted_proof_is_rejected(proved, tmp_path, change, reason):
     """Without its lemma the closed configurations are read against the DAG itself, where
@@ -405,6 +402,23 @@ def test_a_resealed_contracted_proof_is_rejected(proved, tmp_path, change, reaso
     folder = tmp_path / "opt"
     shutil.copytree(proved / "opt", folder)
     assert reason in rejection(reseal(folder, change))
+
+
+def test_a_count_stated_as_a_float_is_malformed(proved, tmp_path):
+    """(found by trying: a count stated as a float passed as equal to the count; the schema's
+    integers are ints, so it is malformed now, before anything reads it.)  The digest is
+    computed anew as anyone can: the writer's own check would refuse the document."""
+    from ioverify.certificate.format import digest
+
+    folder = tmp_path / "opt"
+    shutil.copytree(proved / "opt", folder)
+    path = folder / "certificate.json"
+    doc = json.loads(path.read_text())
+    doc["verdict"]["evidence"]["states"] = float(doc["verdict"]["evidence"]["states"])
+    doc["digest"] = digest({k: v for k, v in doc.items() if k != "digest"})
+    path.write_text(json.dumps(doc))
+    outcome = check_file(path)
+    assert outcome.outcome == "malformed" and "$.verdict.evidence.states" in outcome.reason
 
 
 def test_a_recompute_proof_is_made_with_the_inputs_as_roots_where_it_reaches(tmp_path):

@@ -233,12 +233,17 @@ def check_file(path: str | Path, *, debug: bool = False,
         return Outcome(path, "internal error", status,
                        reason=_one_line(f"{type(error).__name__}: {error}") +
                        " (a bug in ioverify; rerun with --debug for the traceback)")
-    return Outcome(path, "accepted", result.status, result.rechecked, result.relies_on,
-                   result.not_rederived)
+    return Outcome(path, "accepted", result.status, *(tuple(map(_one_line, lines)) for lines in
+                   (result.rechecked, result.relies_on, result.not_rederived)))
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """``text`` as one printable line: each run of whitespace (a newline too) one space, and
+    every other character that is not printable (a terminal escape, a lone surrogate) written
+    as its escape.  The lines of an outcome quote text a certificate carries (a search's
+    account of an unknown verdict, a file name), which must not print lines of its own (a
+    second "accepted (optimal)") nor stop the output (a surrogate cannot be encoded)."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in " ".join(text.split()))
 
 
 # --- comparing ----------------------------------------------------------------------------------

@@ -316,12 +316,12 @@ def check_memory(memory) -> int:
     return positive("memory M", memory)
 
 
-def plan(name: str, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
+def plan(name: str, /, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
     """Parse and plan: (spec, sizes, blocks); ``blocks=`` overrides the planner."""
     return plan_spec(get(name), memory=memory, literal_blocks=literal_blocks, **sizes)
 
 
-def plan_spec(spec, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
+def plan_spec(spec, /, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
     """``plan`` for a ``KernelSpec`` that need not be in the registry."""
     check_memory(memory)
     given = sizes.pop("blocks", None)
@@ -353,7 +353,7 @@ def closed_form(spec: KernelSpec, sizes: dict, blocks: dict) -> int:
     return evaluate(spec.count, sizes, blocks)
 
 
-def run_kernel(name: str, *, memory: int, seed: int = 0, literal_blocks: bool = False,
+def run_kernel(name: str, /, *, memory: int, seed: int = 0, literal_blocks: bool = False,
                **sizes) -> KernelReport:
     """Run kernel ``name`` on a traced memory of ``memory`` words, certify its trace, and count.
     Raises InvalidArgument on bad sizes or an M too small for any block; InternalError if a
@@ -361,7 +361,7 @@ def run_kernel(name: str, *, memory: int, seed: int = 0, literal_blocks: bool = 
     return run_spec(get(name), memory=memory, seed=seed, literal_blocks=literal_blocks, **sizes)
 
 
-def run_spec(spec, *, memory: int, seed: int = 0, literal_blocks: bool = False,
+def run_spec(spec, /, *, memory: int, seed: int = 0, literal_blocks: bool = False,
              **sizes) -> KernelReport:
     """``run_kernel`` for a ``KernelSpec`` that need not be in the registry (tests run cheating
     kernels through the real path with ``dataclasses.replace(KERNELS[name], run=cheat)``)."""
@@ -430,7 +430,7 @@ def _read_outputs(mem, names) -> dict:
     return outputs
 
 
-def count_only(name: str, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
+def count_only(name: str, /, *, memory: int, literal_blocks: bool = False, **sizes) -> tuple:
     """Dry run (shapes only, no arithmetic): (loads, stores, peak, blocks).  For sizes too large
     to compute; the counts do not depend on the data."""
     spec, parsed, blocks = plan(name, memory=memory, literal_blocks=literal_blocks, **sizes)
