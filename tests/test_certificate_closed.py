@@ -560,9 +560,16 @@ def test_a_check_past_its_deadline_decides_nothing(proved):
     re-checked (neither accepted nor rejected), and without one it is accepted."""
     import time
 
+    import json
+
+    from ioverify.certificate.recheck import check
+    from ioverify.errors import DeadlineReached
+
     path = proved / "opt" / "certificate.json"
     late = check_file(path, deadline=time.monotonic() - 1)
-    assert late.outcome == "not re-checked" and "stopped at its deadline" in late.reason
+    assert late.outcome == "not re-checked" and "time limit passed" in late.reason
+    with pytest.raises(DeadlineReached, match="stopped at its deadline"):  # the closed check's
+        check(json.loads(path.read_text()), path.parent, (path.name,), time.monotonic() - 1)
     assert check_file(path, deadline=time.monotonic() + 600).outcome == "accepted"
 
 
