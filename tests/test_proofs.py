@@ -259,8 +259,14 @@ def test_proof_certificate_rechecks_without_solvers(proved):
 def test_a_clausal_check_past_its_deadline_decides_nothing(proved):
     import time
 
-    late = check_file(proved / "opt" / "certificate.json", deadline=time.monotonic() - 1)
-    assert late.outcome == "not re-checked" and "stopped at its deadline" in late.reason
+    from ioverify.certificate.recheck import check
+    from ioverify.errors import DeadlineReached
+
+    path = proved / "opt" / "certificate.json"
+    late = check_file(path, deadline=time.monotonic() - 1)
+    assert late.outcome == "not re-checked" and "time limit passed" in late.reason
+    with pytest.raises(DeadlineReached, match="stopped at its deadline"):  # the LRAT check's
+        check(json.loads(path.read_text()), path.parent, (path.name,), time.monotonic() - 1)
 
 
 def test_clausal_proof_needs_the_one_shot_variant(tmp_path, capsys):
