@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ioverify._io import writable, write_text
-from ioverify.cli.common import positive_int, print_json, refuse_unused
+from ioverify.cli.common import non_negative_int, positive_int, print_json, refuse_unused
 from ioverify.errors import EXIT_OK
 
 
@@ -24,13 +24,21 @@ def register(sub) -> None:
     for family in FAMILIES.values():
         p = families.add_parser(family.name, help=family.doc, description=family.doc)
         for param in family.params:
-            kind = positive_int if param.type is int else param.type
+            kind = _cli_type(param)
             p.add_argument(f"--{param.name.replace('_', '-')}", dest=param.name, type=kind,
                            default=argparse.SUPPRESS, required=param.default is None,
                            choices=param.choices, help=param.help)
         p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
         p.set_defaults(handler=_build, family_obj=family)
     parser.set_defaults(handler=lambda args: (parser.print_help(), 2)[1])
+
+
+def _cli_type(param):
+    """An int parameter is checked against its minimum (0, or 1 by default), with a message
+    naming what is expected."""
+    if param.type is not int:
+        return param.type
+    return non_negative_int if param.minimum == 0 else positive_int
 
 
 def _build(args) -> int:

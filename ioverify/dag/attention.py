@@ -114,20 +114,6 @@ def mask_from_kind(kind: str, n: int, *, density: float = 0.5, seed: int = 0) ->
     return [[i == j or rng.random() < density for j in range(n)] for i in range(n)]
 
 
-def non_negative_int(text: str) -> int:
-    """CLI type for ``--seed``: the message names what is expected (argparse's own for a
-    ValueError names this function)."""
-    from argparse import ArgumentTypeError
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise ArgumentTypeError(f"expected an integer >= 0, got {value}")
-    return value
-
-
 def _allowed(mask: list[list[bool]]) -> list[list[int]]:
     return [[j for j, ok in enumerate(row) if ok] for row in mask]
 

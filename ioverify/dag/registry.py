@@ -23,6 +23,7 @@ class Param:
     # (another parameter, the values of it under which this one is used): the CLI refuses this
     # one given with any other value of that one, rather than ignore it
     only_with: tuple = ()
+    minimum: int = 1  # an int parameter: 1 (positive), or 0 (zero allowed); the CLI checks it
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,8 @@ MASK = (Param("mask", str, "causal", "which n-by-n mask of allowed (query, key) 
               attention.MASK_KINDS),
         Param("density", float, 0.5, "random mask: probability of each off-diagonal pair",
               only_with=("mask", ("random",))),
-        Param("seed", attention.non_negative_int, 0, "random mask: the seed",
-              only_with=("mask", ("random",))))
+        Param("seed", int, 0, "random mask: the seed", only_with=("mask", ("random",)),
+              minimum=0))
 register(Family("attention-forward", attention.attention_forward, (N, D, SUMMATION),
                 "Saha-Ye attention forward: S = QK^T, A = exp(S), row sums, AV, O = AV / l."))
 register(Family("attention-backward", attention.attention_backward, (N, D, SUMMATION),
