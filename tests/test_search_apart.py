@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -138,22 +139,40 @@ def test_a_child_told_to_farm_may_store_the_whole_budget(monkeypatch):
     assert told[-1][1].optimum == exhaustive_optimum(dag, 4, "recompute").optimum
 
 
+class _Recipe:
+    """A search whose bound's recipe is a string."""
+
+    class bound:  # noqa: N801 - stands for the search's bound
+        @staticmethod
+        def recipe():
+            return "the recipe"
+
+
 class _Stalled:
     """A run paused at level 21, a few hundredths of a second per slice."""
 
     squeezed = False  # ``apart.relieve`` reads it: memory is never short here
     result = None
 
+    dag, memory, variant = "dag", 3, "recompute"  # as ``apart._hand_back`` passes them on
+
     def __init__(self):
         self.seconds, self.level, self.slices = 0.0, 21, 0
         self.why: str | None = None  # why it was stopped, once it is
+        self.caps: list[int] = []  # the state cap of each slice
+        self.farm = None  # ``farm_out``'s workers
+        self.search = _Recipe()  # its bound, whose recipe goes to the workers
 
     def advance(self, until, cap):
         assert self.why is None, "a stopped run is never advanced again"
         time.sleep(0.02)
         self.seconds += 0.02
         self.slices += 1
+        self.caps.append(cap)
         return None
+
+    def farm_out(self, workers):
+        self.farm = workers
 
     def stopped(self, why):
         self.why = why
@@ -165,11 +184,14 @@ class _Ahead:
     def __init__(self, history):
         self.history, self.seconds = history, history[-1][0] if history else 0.0
         self.level = history[-1][1] if history else None
-        self.finished = self.handed_over = False
+        self.finished = self.handed_over = self.stopped = False
         self.seen: list[int] = []  # the levels passed on to the progress lines
 
     def listen(self):
         pass
+
+    def stop(self):
+        self.stopped = True
 
     def saw(self, level):
         self.seen.append(level)
@@ -186,7 +208,8 @@ def test_the_race_is_handed_over_to_a_child_forecast_ahead(handing):
     run, listener = _Stalled(), _Ahead([(1.0, 15), (2.0, 18), (4.0, 21)])
     total = 1.6
     start = time.monotonic()
-    assert apart._search_here(run, listener, start + total, 100, handing) is None
+    assert apart._search_here(run, listener, start + total, 100, 2 if handing else 1,
+                              ExitStack()) is None
     assert listener.handed_over == handing
     # at the hand-over the run stops, letting go of its configurations for the child
     assert run.why == (apart.HANDED_OVER if handing else None)
@@ -203,17 +226,77 @@ def test_the_race_is_not_handed_over_to_a_child_forecast_ahead_but_lower_now():
     run, listener = _Stalled(), _Ahead(history)
     start = time.monotonic()
     assert apart.forecast(history, 0.4, 0.8) > 24  # far ahead by the forecast alone
-    assert apart._search_here(run, listener, start + 1.0, 100, True) is None
+    assert apart._search_here(run, listener, start + 1.0, 100, 2, ExitStack()) is None
     assert not listener.handed_over and run.why is None
     assert time.monotonic() >= start + 1.0
 
 
 def test_the_race_goes_on_while_the_search_here_is_not_behind():
-    run, listener = _Stalled(), _Ahead([(1.0, 14), (4.0, 14)])  # a child that stalls lower
+    # a child that stalls one level lower: not behind by AHEAD_BY
+    run, listener = _Stalled(), _Ahead([(1.0, 20), (4.0, 20)])
     start = time.monotonic()
-    assert apart._search_here(run, listener, start + 1.0, 100, True) is None
-    assert not listener.handed_over and time.monotonic() >= start + 1.0
+    assert apart._search_here(run, listener, start + 1.0, 100, 2, ExitStack()) is None
+    assert not listener.handed_over and not listener.stopped and time.monotonic() >= start + 1.0
     assert listener.seen and set(listener.seen) == {21}  # each slice's level, for the progress
+    assert run.farm is None and set(run.caps) == {100}
+
+
+@pytest.mark.parametrize("processes", [2, 1])
+def test_the_race_is_handed_back_from_a_child_forecast_behind(monkeypatch, processes):
+    """THE HAND-BACK: a child that stalls at 14 while the search here is at 21: after PROBE
+    of the time (and only then) the child is stopped, the search here goes on with workers
+    of its own for a search with the bound, ended when the race ends, and the whole state
+    budget; never in one process (``processes`` 1)."""
+    asked, ended, lines = [], [], []
+
+    @contextmanager
+    def workers(dag, memory, variant, deadline, count, bound=None):
+        asked.append((dag, memory, variant, count, bound))
+        try:
+            yield "the workers"
+        finally:
+            ended.append(True)
+
+    monkeypatch.setattr(apart.farm, "workers", workers)
+    run, listener = _Stalled(), _Ahead([(1.0, 14), (4.0, 14)])
+    total = 1.6
+    start = time.monotonic()
+    with ExitStack() as farmed:
+        assert apart._search_here(run, listener, start + total, 100, processes, farmed,
+                                  lines.append) is None
+        assert not ended  # the workers outlive ``_search_here``, not the race
+    assert time.monotonic() >= start + total and not listener.handed_over and run.why is None
+    if processes == 1:
+        assert not listener.stopped and run.farm is None and not asked
+        return
+    assert listener.stopped and run.farm == "the workers" and ended == [True]
+    assert asked == [("dag", 3, "recompute", 2, "the recipe")]
+    handed = run.caps.index(200)  # the cap doubles from the hand-back on
+    assert set(run.caps[:handed]) == {100} and set(run.caps[handed:]) == {200}
+    assert apart.PROBE * total - 0.03 <= 0.02 * handed < apart.PROBE * total + 0.3
+    assert lines == [f"{apart.HANDED_BACK} (none below 14 there, 21 here); the search with "
+                     "the bound goes on with 2 processes"]
+
+
+def test_a_child_stopped_at_the_hand_back_keeps_its_last_level():
+    """The listener's ``stop``: the child ended, its search stopped at the last level it
+    reported, with the reason; no error for the end it was given."""
+    dag = attention_forward(2, 2)
+    deadline = time.monotonic() + 30
+    run = _bound_run(dag, 3, "recompute", deadline)
+    child = apart._start(run, 30.0, 5_000_000, None, 1)
+    listener = apart._Listener(child)
+    try:
+        while listener.level is None and time.monotonic() < deadline:
+            listener.listen(wait=0.5)
+        listener.stop()
+        assert child.poll() is not None
+        listener.listen()  # the end it was given is no error
+    finally:
+        apart._end(child)
+    result = listener.result()
+    assert not result.complete and result.lower_bound == listener.level is not None
+    assert result.reason.startswith(apart.HANDED_BACK)
 
 
 def test_a_failing_child_is_an_internal_error():

@@ -13,8 +13,10 @@ from hypothesis import given, settings, strategies as st
 
 from ioverify.dag import attention_forward, matmul
 from ioverify.errors import InternalError
-from ioverify.game import exhaustive
+from ioverify.game import engine, exhaustive
+from ioverify.game.abstraction import AbstractionBound, parts_of
 from ioverify.game.exhaustive import ExhaustiveRun, exhaustive_optimum
+from ioverify.game.rules import VARIANTS
 from ioverify.search import farm
 from ioverify.search.pebbling import pebble
 from ioverify.strategies import dags, memory_sizes
@@ -25,8 +27,10 @@ class _LocalFarm:
     and ``collect`` gives back a batch sent, chosen at random (as workers finishing in any
     order would)."""
 
-    def __init__(self, dag, memory, variant, rng, capacity):
-        self.search = ExhaustiveRun(dag, memory, variant).search
+    def __init__(self, dag, memory, variant, rng, capacity, recipe=None):
+        # as ``farm._worker`` builds it
+        self.search = farm._search(engine.search(), dag, memory, variant, time.monotonic() + 600,
+                                   recipe)
         self.rng, self.capacity, self.out, self.sent = rng, capacity, {}, 0
 
     def submit(self, tag, tasks):
@@ -98,7 +102,107 @@ def test_a_search_farmed_out_where_it_paused_proves_what_it_alone_proves(data):
     assert (result.optimum, result.lower_bound) == (expected.optimum, expected.lower_bound)
 
 
-def test_only_a_paused_run_without_a_bound_is_farmed_out():
+@st.composite
+def _with_parts(draw):
+    """A DAG, M, a variant and disjoint parts for the abstraction bound."""
+    dag = draw(dags(max_vertices=8, max_in_degree=3))
+    memory = draw(memory_sizes(dag, max_extra=2))
+    k = draw(st.integers(1, 3))
+    labels = draw(st.lists(st.integers(0, k - 1), min_size=len(dag), max_size=len(dag)))
+    parts = [sum(1 << v for v, label in enumerate(labels) if label == i) for i in range(k)]
+    return dag, memory, draw(st.sampled_from(["recompute", "one-shot"])), \
+        [part for part in parts if part]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_with_parts(), st.data())
+def test_a_search_with_the_bound_farmed_out_proves_what_it_alone_proves(case, data):
+    """The race's HAND-BACK (``apart``): a search with the capped abstraction bound, deepening
+    or not, paused after a few configurations and farmed out to workers holding the bound
+    rebuilt from its recipe (``AbstractionBound.recipe``), which they ask: the same optimum,
+    or "none below" at the same level, as the search without a bound."""
+    dag, memory, variant, parts = case
+    alone = exhaustive_optimum(dag, memory, variant)
+    below = None
+    if alone.optimum is not None and data.draw(st.booleans()):
+        below = alone.optimum - data.draw(st.integers(0, 2))
+    expected = alone if below is None else exhaustive_optimum(dag, memory, variant, below=below)
+    bound = AbstractionBound(dag, memory, VARIANTS[variant], parts)
+    run = ExhaustiveRun(dag, memory, variant, below=below, bound=bound,
+                        deepen=data.draw(st.booleans()))
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    saved = exhaustive.FARM_BATCH
+    exhaustive.FARM_BATCH = rng.randint(1, 6)
+    try:
+        result = None
+        for _ in range(data.draw(st.integers(1, 20))):  # one configuration per advance
+            if (result := run.advance(time.monotonic())) is not None:
+                break
+        if result is None:
+            run.farm_out(_LocalFarm(dag, memory, variant, rng, rng.randint(1, 4),
+                                    recipe=bound.recipe()))
+            result = run.advance()
+    finally:
+        exhaustive.FARM_BATCH = saved
+    assert result.complete
+    assert (result.optimum, result.lower_bound) == (expected.optimum, expected.lower_bound)
+
+
+@pytest.mark.parametrize("variant,memory", [("recompute", 3), ("recompute", 4),
+                                            ("one-shot", 3)])
+def test_workers_for_a_search_with_the_bound_find_its_optimum(variant, memory):
+    """Real workers holding the bound (``farm.workers(bound=...)``) for a deepening search
+    with the rows' bound on attention_forward(2, 1), farmed out where it paused."""
+    dag = attention_forward(2, 1)
+    alone = exhaustive_optimum(dag, memory, variant)
+    deadline = time.monotonic() + 120
+    bound = AbstractionBound(dag, memory, VARIANTS[variant], parts_of(dag, share_inputs=True),
+                             deadline=deadline, nested=False)
+    run = ExhaustiveRun(dag, memory, variant, bound=bound, deepen=True, deadline=deadline)
+    assert run.advance(time.monotonic()) is None  # paused after its first configuration
+    with farm.workers(dag, memory, variant, deadline, 2, bound=bound.recipe()) as workers:
+        run.farm_out(workers)
+        result = run.advance()
+    assert result.complete and result.optimum == alone.optimum
+    assert run.farm is workers  # every deepening run after the first was farmed too
+
+
+@pytest.mark.parametrize("variant", ["recompute", "one-shot"])
+def test_a_worker_holding_the_bound_completes_the_successors_as_the_search_here(variant):
+    """A worker's search, its bound rebuilt from the recipe of a bound that has remembered
+    values already, gives every successor its whole heuristic (the count and the bound's
+    value, exact below the room) and cuts the same ones as the search here, which asks its
+    own bound; a successor's value is never below the bound's exact value."""
+    dag = attention_forward(2, 1)
+    rules = VARIANTS[variant]
+    parts = parts_of(dag, share_inputs=True)
+    here = ExhaustiveRun(dag, 3, variant, bound=AbstractionBound(dag, 3, rules, parts)).search
+    here.bound.root(dag)  # remembered values, shipped in the recipe
+    worker = farm._search(engine.search(), dag, 3, variant, time.monotonic() + 60,
+                          here.bound.recipe())
+    assert worker.bound.memos == here.bound.memos and worker.bound is not here.bound
+    start = here.input_mask << here.n
+    h = here.heuristic(0, here.input_mask, 0)
+    for limit in (h + 2, h + 6, 60):
+        [made] = farm._expansions(worker, [(start, 0, h, True, limit)], time.monotonic() + 60)
+        assert made == here.completed(here.successors(start, 0, h, True, limit), limit)
+        exact = AbstractionBound(dag, 3, rules, parts)
+        n, full = here.n, here.full
+        for ng, value, raw, _, whole, _ in made[1]:
+            assert whole and ng + value < limit
+            assert value >= exact(raw & full, raw >> n & full, raw >> 3 * n)
+
+
+def test_a_recipe_must_match_its_parts():
+    dag = attention_forward(2, 1)
+    rules = VARIANTS["recompute"]
+    recipe = AbstractionBound(dag, 3, rules, parts_of(dag)).recipe()
+    broken = recipe[:5] + (recipe[5][:1], recipe[6])
+    with pytest.raises(InternalError, match="do not match its parts"):
+        AbstractionBound.rebuilt(dag, 3, rules, broken)
+
+
+def test_only_a_paused_run_keeping_no_closed_configurations_is_farmed_out():
     dag = attention_forward(2, 1)
     local = _LocalFarm(dag, 4, "recompute", random.Random(4), 2)
     run = ExhaustiveRun(dag, 4, "recompute")
@@ -106,7 +210,7 @@ def test_only_a_paused_run_without_a_bound_is_farmed_out():
         run.farm_out(local)
     kept = ExhaustiveRun(dag, 4, "recompute", keep_closed=True)
     kept.advance(time.monotonic())
-    with pytest.raises(InternalError, match="farm searches without a bound"):
+    with pytest.raises(InternalError, match="farm keeps no closed configurations"):
         kept.farm_out(local)
 
 
@@ -141,10 +245,10 @@ def test_a_state_cap_stops_a_farmed_search_with_its_level():
     assert result.lower_bound <= exhaustive_optimum(dag, 3, "recompute").optimum
 
 
-def test_a_bound_or_closed_keys_are_refused_by_the_farmed_search():
+def test_closed_keys_are_refused_by_the_farmed_search():
     dag = matmul(2, 2, 2)
     local = _LocalFarm(dag, 4, "one-shot", random.Random(3), 2)
-    with pytest.raises(InternalError, match="farm searches without a bound"):
+    with pytest.raises(InternalError, match="farm keeps no closed configurations"):
         exhaustive_optimum(dag, 4, "one-shot", keep_closed=True, farm=local)
 
 
@@ -167,7 +271,7 @@ def test_a_worker_makes_the_successors_the_search_here_makes():
     h = search.heuristic(0, search.input_mask, 0)
     tasks = [(start, 0, h, True, 30)]
     sink = io.BytesIO()
-    farm._worker(_framed(pickle.dumps((dag, 3, "recompute", 30.0, None)),
+    farm._worker(_framed(pickle.dumps((dag, 3, "recompute", 30.0, None, None)),
                          marshal.dumps((7, tasks))), sink)
     [(kind, tag, made)] = _answers(sink)
     assert (kind, tag) == ("made", 7)
@@ -186,7 +290,8 @@ def test_a_worker_past_its_deadline_cuts_every_configuration():
 
 def test_a_failing_worker_says_so_and_the_farm_raises_it():
     sink = io.BytesIO()
-    farm._worker(_framed(pickle.dumps((matmul(2, 2, 2), 4, "no-such-variant", 30.0, None))),
+    farm._worker(_framed(pickle.dumps((matmul(2, 2, 2), 4, "no-such-variant", 30.0, None,
+                                       None))),
                  sink)
     [(kind, why)] = _answers(sink)
     assert kind == "failed" and "no-such-variant" in why
@@ -295,7 +400,7 @@ def test_each_worker_gets_at_most_its_share_and_the_search_keeps_the_rest(monkey
         assert resource.getrlimit(resource.RLIMIT_AS)[0] == budget
     finally:
         resource.setrlimit(resource.RLIMIT_AS, saved)
-    assert [task[-1] for task in tasks] == [farm.WORKER_MEMORY]
+    assert [task[4] for task in tasks] == [farm.WORKER_MEMORY]
 
 
 def test_farmed_workers_stop_at_the_deadline_with_the_level_proved():

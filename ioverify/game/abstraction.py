@@ -147,6 +147,7 @@ class AbstractionBound:
                  learn: bool = True):
         self.n = len(dag)
         self.parts = list(parts)
+        self.nested, self.learns = nested, learn  # for ``recipe``
         if len(set(self.parts)) != len(self.parts):
             raise InternalError("abstraction bound: a part is given twice")
         self.scale, weights = cost_partition(self.parts)
@@ -182,7 +183,28 @@ class AbstractionBound:
         self.restricted_searches = 0  # how many restricted searches ran (for the benchmark)
         if group is None:
             group = symmetry.checked_automorphisms(dag, _Symmetry.MAX_GROUP, deadline)
-        self.key_by([perm for perm in group if self.preserved_by(perm)])
+        self.group = [perm for perm in group if self.preserved_by(perm)]
+        self.key_by(self.group)
+
+    def recipe(self) -> tuple:
+        """What builds the same bound in another process (``rebuilt``; a farm's worker,
+        ``ioverify.search.farm``): the arguments it was built with but the DAG, M, the
+        variant and the deadline, and the values it remembers (each V_P or a lower bound on
+        it, ``memos`` and ``lows``: the bound is the same function with them or without)."""
+        return (self.parts, self.max_states, self.nested, self.group, self.learns,
+                self.memos, self.lows)
+
+    @classmethod
+    def rebuilt(cls, dag: DAG, memory: int, variant: Variant, recipe: tuple,
+                deadline: float | None = None) -> "AbstractionBound":
+        """The bound ``recipe`` (``recipe``) describes, on ``dag`` at ``memory`` in
+        ``variant``, remembering what it remembered."""
+        parts, max_states, nested, group, learn, memos, lows = recipe
+        bound = cls(dag, memory, variant, parts, deadline, max_states, nested, group, learn)
+        if len(memos) != len(parts) or len(lows) != len(parts):
+            raise InternalError("abstraction bound: a recipe's values do not match its parts")
+        bound.memos, bound.lows = [dict(memo) for memo in memos], [dict(low) for low in lows]
+        return bound
 
     def set_deadline(self, deadline: float | None) -> None:
         self.deadline = deadline

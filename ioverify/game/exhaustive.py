@@ -374,8 +374,9 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     to about 30 vertices.  ``keep_closed``: a search that finishes with no schedule below
     ``below`` returns its closed configurations (``SearchResult.closed``).  ``farm``: the
     expansions made by other processes (``_Search.farmed_steps``, ``ioverify.search.farm``),
-    with no ``bound`` and no ``keep_closed``.  ``deepen``: with a capped ``bound``, iterative
-    deepening on the limit (``ExhaustiveRun``): the same answer, often sooner.
+    with no ``keep_closed`` (a ``bound`` is asked here, ``_admit``).  ``deepen``: with a
+    capped ``bound``, iterative deepening on the limit (``ExhaustiveRun``): the same answer,
+    often sooner.
     """
     result = ExhaustiveRun(dag, memory, variant, below=below, max_states=max_states,
                            deadline=deadline, bound=bound, keep_closed=keep_closed,
@@ -432,8 +433,8 @@ class ExhaustiveRun:
                  deadline: float | None = None, bound=None, keep_closed: bool = False,
                  farm=None, deepen: bool = False):
         rules = _check_arguments(dag, memory, variant, below, max_states, deadline)
-        if deepen and (farm is not None or not getattr(bound, "capped", False)):
-            raise InternalError("exhaustive search: deepening is for a capped bound, not farmed")
+        if deepen and not getattr(bound, "capped", False):
+            raise InternalError("exhaustive search: deepening is for a capped bound")
         self.variant, self.memory, self.below, self.dag = rules.name, memory, below, dag
         self.deepen, self.deadline = deepen, deadline
         self.floor = 0  # deepening: the level the runs before this one proved
@@ -443,6 +444,7 @@ class ExhaustiveRun:
         self.result: SearchResult | None = None  # set when the search is over
         self.search: Any = None  # the _Search, once built
         self.squeezed = False  # ``squeeze``
+        self.farm = farm  # the workers making the expansions, if any (``farm_out``)
         start = time.monotonic()
         why = infeasibility(dag, memory)
         if why is not None:
@@ -476,8 +478,7 @@ class ExhaustiveRun:
             # would only add a second pass (sparse_forward(causal 3,1) at M = 3, recompute,
             # below 35: 97 s without it, 118 s with it).
             search.partial = 0
-        self._steps = (search.steps(self.limit, deadline) if farm is None
-                       else search.farmed_steps(below, deadline, farm))
+        self._steps = self._stage()
 
     @property
     def states(self) -> int:
@@ -520,20 +521,27 @@ class ExhaustiveRun:
         limit = self.floor + DEEPEN_STEP
         self.limit = limit if self.below is None else min(self.below, limit)
         self.search.closed = None  # ``keep_closed``: only the last run's closed ones count
-        self._steps = self.search.steps(self.limit, self.deadline)
+        self._steps = self._stage()
         return True
+
+    def _stage(self):
+        """The steps of a run below ``self.limit``: here, or farmed out (``farm``)."""
+        if self.farm is None:
+            return self.search.steps(self.limit, self.deadline)
+        return self.search.farmed_steps(self.limit, self.deadline, self.farm)
 
     def farm_out(self, farm) -> None:
         """From the next ``advance`` on, the expansions made by ``farm``'s processes
         (``_Search.farmed_steps``), from where the search paused: the same A*, the level it
-        reached still proved.  Only for a paused run without a bound and with no closed
-        configurations kept; nothing to do once it is over."""
+        reached still proved, and so are the runs after it when it deepens (``_deeper``).
+        Only for a paused run with no closed configurations kept (a bound stays here:
+        ``_admit``); nothing to do once it is over."""
         if self.result is not None:
             return
         if self.level is None:
             raise InternalError("exhaustive search: a run is farmed out only where it paused")
         self.search.farmable()
-        self.search.handover = farm
+        self.search.handover = self.farm = farm
 
     def squeeze(self) -> None:
         """From now on, expand every level partially (``_Search.steps``, PARTIAL EXPANSION,
@@ -1567,8 +1575,9 @@ class _Search:
 
     def farmed_steps(self, below, deadline, farm):
         """``steps`` from the game's start, with the expansions' first half (``successors``,
-        nearly all of the work) made by ``farm``'s processes, each holding the same search,
-        and the second (``_admit``) here; no ``bound``.  ``farm.submit(tag, tasks)`` sends a
+        nearly all of the work) made by ``farm``'s processes, each holding the same search
+        (with its ``bound``, which it asks there, ``completed``), and the second
+        (``_admit``) here.  ``farm.submit(tag, tasks)`` sends a
         batch, ``farm.collect(deadline)`` gives back (tag, the successors of each task, None
         for one the deadline cut) for a batch sent, or None once ``deadline`` has passed;
         ``farm.capacity``: the batches sent and not collected at most.
@@ -1588,9 +1597,8 @@ class _Search:
 
     def farmable(self) -> None:
         """Raise ``InternalError`` unless this search's expansions can be farmed."""
-        if self.bound is not None or self.keep_closed:
-            raise InternalError("exhaustive search: the farm searches without a bound and "
-                                "keeps no closed configurations")
+        if self.keep_closed:
+            raise InternalError("exhaustive search: the farm keeps no closed configurations")
 
     def _farmed(self, begun, deadline, farm, resumed: bool = False):
         """``farmed_steps`` from the search state ``begun`` (``_begin``), at the start or
@@ -1600,7 +1608,7 @@ class _Search:
         limit, info, queue, closed = begun
         canonical = self.symmetry.canonical if self.lazy else None
         again = 1 << 4 * self.n
-        out: dict[int, list[int]] = {}  # batch tag -> the keys sent
+        out: dict[int, tuple[list[int], int]] = {}  # batch tag -> (the keys sent, reach)
         tag = 0
         while True:
             paused = not resumed and self.pause is not None and time.monotonic() > self.pause
@@ -1626,7 +1634,7 @@ class _Search:
                 reach = self._reach(queue.f, limit)
                 farm.submit(tag, [(info[key][4], info[key][0], info[key][3],
                                    info[key][1] is None, reach) for key in batch])
-                out[tag], tag, resumed = batch, tag + 1, False
+                out[tag], tag, resumed = (batch, reach), tag + 1, False
             if deadline is not None and time.monotonic() > deadline:
                 return None, len(info), "deadline reached", queue.f
             if not out:
@@ -1637,10 +1645,16 @@ class _Search:
             if back is None:  # the deadline passed: every level below the one popped is done
                 return None, len(info), "deadline reached", queue.f
             done, made = back
-            for key, one in zip(out.pop(done), made):
+            batch, reach = out.pop(done)
+            for key, one in zip(batch, made):
                 if one is None:  # cut short by the deadline
                     return None, len(info), "deadline reached", queue.f
-                after = min(one[0], self._admit(key, one[1], info, closed, queue, INFINITY))
+                try:  # as ``_expand``
+                    admitted = self._admit(key, one[1], info, closed, queue,
+                                           min(reach, queue.limit))
+                except DeadlineReached:  # raised by ``bound``: the level popped is proved
+                    return None, len(info), "deadline reached", queue.f
+                after = min(one[0], admitted)
                 if after < limit:
                     queue.push(after, info[key][3], key | again)
             if self.cap is not None and len(info) > self.cap:
@@ -1751,8 +1765,9 @@ class _Search:
         ``_eviction_debt``: raised to the count plus them, never kept in a memo); None if
         ``deadline`` passed first.  A function of its arguments and the search's fixed data
         only (its memos are caches), so that another process holding the same search makes the
-        same ones (``farmed_steps``)."""
-        n, full, bound = self.n, self.full, self.bound
+        same ones (``farmed_steps``; with a ``bound``, completed there, ``completed``)."""
+        n, full = self.n, self.full
+        bounded = self.bound is not None
         n2, n3 = 2 * n, 3 * n
         red, blue = reached & full, reached >> n & full
         fresh, computed = reached >> n2 & full, reached >> n3
@@ -1761,7 +1776,7 @@ class _Search:
         # Without ``bound`` the memo holds the whole heuristic; with it, ``trivial_memo`` holds
         # the cheap count alone, so a successor it already puts out of reach costs no call of
         # ``bound``.
-        trivial_memo = memo if bound is None else self.trivial_memo
+        trivial_memo = self.trivial_memo if bounded else memo
         beyond = INFINITY  # the least f of a successor cut at ``limit``
         out = []
         budget = less(limit, g)
@@ -1800,7 +1815,7 @@ class _Search:
                         beyond = min(beyond, ng + value)
                         continue
                     trivial_memo[hkey] = value
-                whole = bound is None or value == INFINITY
+                whole = not bounded or value == INFINITY
             # the count itself, exact (-1: not wanted, not at hand, or a terminal's optimum)
             count = -1
             if self.debt and not terminal:
@@ -1835,9 +1850,7 @@ class _Search:
         the memo negated, as a lower bound only (``successors`` cuts with it, or asks again);
         ``limit`` being ``queue.limit`` or less, the least f reported is still a lower bound
         on every successor cut."""
-        n, full, bound, canonical = self.n, self.full, self.bound, self.symmetry.canonical
-        lazy, keyed, memo = self.lazy, self.bound_keyed, self.memo
-        capped, top = self.bound_capped, queue.limit
+        canonical, lazy, memo, top = self.symmetry.canonical, self.lazy, self.memo, queue.limit
         beyond = INFINITY
         for ng, h, nraw, block, whole, base in out:
             nkey = nraw if lazy else canonical(nraw)
@@ -1855,28 +1868,59 @@ class _Search:
                 else:
                     h = old[3]
             elif not whole:
-                if len(memo) >= _MEMO_MAX:
-                    memo.clear()
-                # The bound is the same on an orbit: on the canonical image, so that the
-                # images of one configuration share its work, unless it shares it itself.
-                image = nraw if keyed else canonical(nraw) if lazy else nkey
-                # the memo keeps the heuristic without the debt (``base``), which reads
-                # the fresh vertices, not in the memo's keys (``_eviction_debt``)
-                if capped:
-                    value = bound(image & full, image >> n & full, image >> 3 * n,
-                                  less(top, ng))
-                    kept = max(base, value)
-                    memo[self.pack(nraw)] = -kept if ng + kept >= top else kept
-                else:
-                    value = bound(image & full, image >> n & full, image >> 3 * n)
-                    memo[self.pack(nraw)] = max(base, value)
-                h = max(h, value)
+                h = max(h, self._bounded(nraw, ng, base, top, limit))
                 if ng + h >= limit:
                     beyond = min(beyond, ng + h)
                     continue
             info[nkey] = (ng, key, block, h, nraw)
             queue.push(ng + h, h, nkey)
         return beyond
+
+    def _bounded(self, nraw: int, ng: int, base: int, top: int, limit: int) -> int:
+        """``bound``'s value at the configuration ``nraw`` reached with cost ``ng``, asked with
+        the room below ``top`` if it is capped (``_admit``), and kept in the memo as at least
+        the count ``base``: negated where it reaches ``top``.  The memo answers first, as in
+        ``successors``, if another successor put the value there since: the whole heuristic,
+        or (< 0) a capped answer, a lower bound, taken only where it cuts at ``limit``."""
+        n, full, memo = self.n, self.full, self.memo
+        stored = memo.get(self.pack(nraw))
+        if stored is not None and (stored >= 0 or ng - stored >= limit):
+            return abs(stored)
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        # The bound is the same on an orbit: on the canonical image, so that the images of
+        # one configuration share its work, unless it shares it itself.
+        image = nraw if self.bound_keyed else self.symmetry.canonical(nraw)
+        # the memo keeps the heuristic without the debt (``base``), which reads the fresh
+        # vertices, not in the memo's keys (``_eviction_debt``)
+        red, blue, computed = image & full, image >> n & full, image >> 3 * n
+        if self.bound_capped:
+            value = self.bound(red, blue, computed, less(top, ng))
+            kept = max(base, value)
+            memo[self.pack(nraw)] = -kept if ng + kept >= top else kept
+        else:
+            value = self.bound(red, blue, computed)
+            memo[self.pack(nraw)] = max(base, value)
+        return value
+
+    def completed(self, made, limit: int):
+        """``successors``' answer ``made`` (below ``limit``) with ``bound`` asked, as
+        ``_admit`` asks it with the room below ``limit``, for each successor without its
+        whole heuristic, and those it puts at or past ``limit`` cut (the least f cut kept in
+        the first term): for a farm's worker holding the bound of the search it works for
+        (``ioverify.search.farm``), so that the bound is asked there.  Its values are the
+        ones asked here: a sum of restricted optima, exact below the room (``AbstractionBound``),
+        and a successor at or past the room is cut either way."""
+        after, out = made
+        kept = []
+        for ng, h, nraw, block, whole, base in out:
+            if not whole:
+                h = max(h, self._bounded(nraw, ng, base, limit, limit))
+                if ng + h >= limit:
+                    after = min(after, ng + h)
+                    continue
+            kept.append((ng, h, nraw, block, True, base))
+        return after, kept
 
     def _schedule(self, goal: int, info: dict) -> Schedule:
         """Expand the path of blocks into explicit moves, then store the red outputs (N7).

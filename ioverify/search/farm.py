@@ -6,7 +6,11 @@ nearly all of its time goes into making the successors of the configurations it 
 M = 6 in recompute, 78 % of it).  Here those are made by WORKERS, fresh interpreters
 (``python -m ioverify.search.farm``, ``children.start_child``), each holding the same search,
 built from the same DAG, M and variant; this process keeps the queue, the configurations
-stored and the closed orbits, and admits what comes back (``_Search._admit``).
+stored and the closed orbits, and admits what comes back (``_Search._admit``).  A search with
+the abstraction bound (the race's, once the search without it has fallen behind,
+``ioverify.search.apart``) spends most of its time asking it: each worker then holds the same
+bound, rebuilt from its recipe with the values it remembers (``AbstractionBound.recipe``),
+and asks it for the successors it makes (``_Search.completed``).
 
 Nothing a worker sends is a premise beyond what the same search run here would be: a worker
 runs this process's ``successors`` on the configurations sent, and a schedule found is made
@@ -43,6 +47,8 @@ from contextlib import ExitStack, contextmanager
 
 from ioverify.errors import DeadlineReached, InternalError
 from ioverify.game import engine
+from ioverify.game.abstraction import AbstractionBound
+from ioverify.game.rules import VARIANTS
 from ioverify.search.children import CHILD_MIN_MEMORY, halved_memory, start_child
 
 FRAME = struct.Struct("<Q")
@@ -58,9 +64,11 @@ WORKER_MEMORY = 2 * 2**30
 
 
 @contextmanager
-def workers(dag, memory: int, variant: str, deadline: float, count: int):
+def workers(dag, memory: int, variant: str, deadline: float, count: int,
+            bound: tuple | None = None):
     """Within the block, a ``Farm`` of ``count`` workers holding the search of ``dag`` at
-    ``memory`` in ``variant`` until ``deadline`` (a ``time.monotonic()`` value), or None if
+    ``memory`` in ``variant`` (with the abstraction bound of ``bound``, its recipe,
+    ``AbstractionBound.recipe``) until ``deadline`` (a ``time.monotonic()`` value), or None if
     they cannot all be had: no process or no thread to read one (a process limit, no memory
     to start one), or less than CHILD_MIN_MEMORY of address space each.  With None the
     caller searches alone, with its whole memory budget."""
@@ -71,7 +79,7 @@ def workers(dag, memory: int, variant: str, deadline: float, count: int):
         share = None if spare is None else spare // count
         farm = None
         if share is None or share >= CHILD_MIN_MEMORY:
-            farm = _started(children, count, (dag, memory, variant, deadline, share))
+            farm = _started(children, count, (dag, memory, variant, deadline, share, bound))
         if farm is None:
             stack.close()  # the workers started, if any, end; the whole budget is back
         yield farm
@@ -79,14 +87,14 @@ def workers(dag, memory: int, variant: str, deadline: float, count: int):
 
 def _started(children: list[subprocess.Popen], count: int, task: tuple) -> "Farm | None":
     """``count`` workers started into ``children``, each sent ``task`` (dag, M, variant,
-    deadline, memory share; the deadline sent as the seconds left), and the ``Farm`` reading
-    them; None if a process or a reader thread cannot be had."""
-    dag, memory, variant, deadline, share = task
+    deadline, memory share, the bound's recipe; the deadline sent as the seconds left), and
+    the ``Farm`` reading them; None if a process or a reader thread cannot be had."""
+    dag, memory, variant, deadline, share, bound = task
     try:
         for _ in range(count):
             children.append(start_child("ioverify.search.farm"))
             _send(children[-1].stdin, pickle.dumps(
-                (dag, memory, variant, deadline - time.monotonic(), share)))
+                (dag, memory, variant, deadline - time.monotonic(), share, bound)))
     except OSError:  # no process to be had (a process limit, no memory to start one)
         return None
     try:
@@ -184,7 +192,7 @@ def _receive(stream) -> bytes | None:
 def _worker(source, sink) -> None:
     """A worker: the task, then for each batch the successors of its configurations (None
     for each one the deadline cut), until the end of ``source``."""
-    dag, memory, variant, seconds, memory_limit = pickle.loads(_receive(source))
+    dag, memory, variant, seconds, memory_limit, recipe = pickle.loads(_receive(source))
     try:
         if memory_limit is not None:
             import resource
@@ -193,7 +201,7 @@ def _worker(source, sink) -> None:
                                (memory_limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
         deadline = time.monotonic() + seconds
         module = engine.search()
-        search = module.ExhaustiveRun(dag, memory, variant, deadline=deadline).search
+        search = _search(module, dag, memory, variant, deadline, recipe)
         with module.FewerCollections():  # as the search it works for
             while (data := _receive(source)) is not None:
                 tag, tasks = marshal.loads(data)
@@ -202,6 +210,17 @@ def _worker(source, sink) -> None:
         _send(sink, marshal.dumps(("out of memory",)))
     except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
         _send(sink, marshal.dumps(("failed", f"{type(error).__name__}: {error}")))
+
+
+def _search(module, dag, memory: int, variant: str, deadline: float, recipe: tuple | None):
+    """The worker's search (with the bound ``recipe`` describes, if any), or None if the
+    deadline passed while it was built."""
+    try:
+        bound = None if recipe is None else AbstractionBound.rebuilt(
+            dag, memory, VARIANTS[variant], recipe, deadline)
+    except DeadlineReached:
+        return None
+    return module.ExhaustiveRun(dag, memory, variant, deadline=deadline, bound=bound).search
 
 
 def _expansions(search, tasks: list, deadline: float) -> list:
@@ -213,6 +232,8 @@ def _expansions(search, tasks: list, deadline: float) -> list:
         if not cut:
             try:
                 one = search.successors(reached, g, h, start, limit, deadline)
+                if one is not None and search.bound is not None:
+                    one = search.completed(one, limit)
             except DeadlineReached:
                 one = None
             cut = one is None
