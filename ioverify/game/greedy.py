@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import heapq
 import time
-from bisect import bisect_left
+from itertools import accumulate, chain
 
 from ioverify.dag.model import DAG
 from ioverify.errors import DeadlineReached, InvalidArgument
-from ioverify.game.rules import Schedule, check_dag, check_memory, infeasibility
+from ioverify.game.rules import (COMPUTE, DELETE, LOAD, STORE, Schedule, check_dag, check_memory,
+                                 infeasibility)
 
 CHECK_CLOCK_EVERY = 1024  # compute steps between two looks at the deadline
+# Up to this M an eviction looks at every red vertex; past it they wait in a heap keyed by next
+# use (attention_backward(60,1): the scan twice as fast at M = 3, about even from 16 to 24, the
+# heap faster at 40; the scan costs O(M) an eviction, the heap O(log) a use).
+SCAN_MEMORY = 16
 
 
 def greedy_schedule(dag: DAG, memory: int, deadline: float | None = None,
@@ -24,7 +29,9 @@ def greedy_schedule(dag: DAG, memory: int, deadline: float | None = None,
     why = infeasibility(dag, memory)
     if why is not None:
         raise InvalidArgument(f"no schedule exists: {why}")
-    return _Greedy(dag, memory, order).run(deadline)
+    if order is None:
+        order = [v for v in dag.useful if not dag.is_input[v]]
+    return _greedy_moves(dag, memory, order, deadline)
 
 
 def best_greedy_schedule(dag: DAG, memory: int, deadline: float | None = None) -> Schedule:
@@ -67,90 +74,135 @@ def depth_first_order(dag: DAG, roots: list[int]) -> list[int]:
     return order
 
 
-class _Greedy:
-    """The greedy player.  Red vertices wait in a heap keyed by their next use; an entry is
-    current while its vertex is red and its key is still that vertex's next use (pushed again
-    after every step that uses it), so the farthest one is found without scanning M of them."""
+def _next_uses(dag: DAG, order: list[int], never: int) -> tuple[list[int], list[int]]:
+    """Every vertex's use steps in ``order`` (one per occurrence as a predecessor), in
+    increasing order and followed by ``never``, laid end to end: ``uses``; and ``cursor[u]``,
+    the index in ``uses`` of ``u``'s first use (of its ``never`` if it has none).  A vertex's
+    uses come in step order, so moving its cursor past each use as that step is done keeps
+    ``uses[cursor[u]]`` its next use from the next step on, in O(1) a look."""
+    listed: list[list[int]] = [[] for _ in range(len(dag))]
+    preds = dag.preds
+    for step, v in enumerate(order):
+        for p in preds[v]:
+            listed[p].append(step)
+    for steps in listed:
+        steps.append(never)
+    cursor = [0, *accumulate(map(len, listed))]
+    cursor.pop()
+    return list(chain.from_iterable(listed)), cursor
 
-    def __init__(self, dag: DAG, memory: int, order: list[int] | None = None):
-        self.dag, self.memory = dag, memory
-        self.order = ([v for v in dag.useful if not dag.is_input[v]] if order is None
-                      else order)
-        self.uses: dict[int, list[int]] = {}
-        for step, v in enumerate(self.order):
-            for p in dag.preds[v]:
-                self.uses.setdefault(p, []).append(step)
-        self.never = len(self.order) + 1
-        self.moves: list[tuple[str, int]] = []
-        self.red: set[int] = set()
-        self.blue = {v for v in range(len(dag)) if dag.is_input[v]}
-        self.heap: list[tuple[int, int]] = []
 
-    def next_use(self, u: int, step: int) -> int:
-        steps = self.uses.get(u, ())
-        i = bisect_left(steps, step)  # uses are listed in increasing order of step
-        return steps[i] if i < len(steps) else self.never
+def _greedy_moves(dag: DAG, memory: int, order: list[int],
+                  deadline: float | None) -> Schedule:
+    """The greedy player, one step of ``order`` at a time (one function with local names:
+    this loop is most of the time a curve on tens of thousands of vertices spends before its
+    searches).  ``uses[cursor[u]]`` is ``u``'s next use from the current step on
+    (``_next_uses``).  The vertices with none left are deleted at the next step's start (no
+    eviction comes between), so every red vertex an eviction sees has one.  ``red`` is a set so
+    that the deletions of several dead vertices come in its iteration order, as they always
+    have."""
+    preds, is_output = dag.preds, dag.is_output
+    never = len(order) + 1
+    uses, cursor = _next_uses(dag, order, never)
+    kinds = bytearray()  # the moves, as ``Schedule`` stores them
+    vertices: list[int] = []
+    red: set[int] = set()
+    blue = bytearray(dag.is_input)
+    heap: list[tuple[int, int]] = []  # past SCAN_MEMORY: (-next use, u) for each red u
+    heaped, push = memory > SCAN_MEMORY, heapq.heappush
+    farthest = (_farthest_in_heap(red, uses, cursor, heap) if heaped
+                else _farthest_in_scan(red, uses, cursor))
 
-    def run(self, deadline: float | None) -> Schedule:
-        previous: tuple[int, ...] = ()
-        for step, v in enumerate(self.order):
-            if deadline is not None and step % CHECK_CLOCK_EVERY == 0 \
-                    and time.monotonic() >= deadline:
-                raise DeadlineReached("timeout while building the greedy schedule")
-            self.drop_dead(previous, step)
-            self.compute(step, v)
-            previous = (*self.dag.preds[v], v)
-        return Schedule.from_moves(self.moves)
+    def make_room(keep: tuple[int, ...]) -> None:
+        """Evict until a vertex fits, the farthest used first, stored if used later and not
+        blue."""
+        while len(red) >= memory:
+            victim, later = farthest(keep)
+            if later != never and not blue[victim]:
+                kinds.append(STORE)
+                vertices.append(victim)
+                blue[victim] = 1
+            kinds.append(DELETE)
+            vertices.append(victim)
+            red.discard(victim)
 
-    def drop_dead(self, candidates: tuple[int, ...], step: int) -> None:
-        """Delete the red vertices with no use from ``step`` on: only the last step's
-        predecessors and result can have become so (in the set's order, as a scan would)."""
-        dead = {u for u in candidates
-                if u in self.red and self.next_use(u, step) > len(self.order)}
-        for u in [u for u in self.red if u in dead] if len(dead) > 1 else dead:
-            self.moves.append(("delete", u))
-            self.red.discard(u)
+    dead: list[int] = []  # the last step's predecessors and result with no use left
+    for step, v in enumerate(order):
+        if deadline is not None and step % CHECK_CLOCK_EVERY == 0 \
+                and time.monotonic() >= deadline:
+            raise DeadlineReached("timeout while building the greedy schedule")
+        if dead:
+            for u in _in_set_order(dead, red):
+                kinds.append(DELETE)
+                vertices.append(u)
+                red.discard(u)
+            dead = []
+        ps = preds[v]
+        for p in ps:
+            if p not in red:
+                if len(red) >= memory:
+                    make_room(ps)
+                kinds.append(LOAD)
+                vertices.append(p)
+                red.add(p)
+        if len(red) >= memory:
+            make_room(ps)
+        kinds.append(COMPUTE)
+        vertices.append(v)
+        red.add(v)
+        if is_output[v]:
+            kinds.append(STORE)
+            vertices.append(v)
+            blue[v] = 1
+        for p in ps:  # all red now, their next use moved on
+            cursor[p] += 1
+        for u in (*ps, v):
+            later = uses[cursor[u]]
+            if later == never:
+                dead.append(u)
+            elif heaped:
+                push(heap, (-later, u))
+    return Schedule(kinds, vertices)
 
-    def compute(self, step: int, v: int) -> None:
-        preds = self.dag.preds[v]
-        need = set(preds)
-        for p in preds:
-            if p not in self.red:
-                self.make_room(step, need)
-                self.moves.append(("load", p))
-                self.red.add(p)
-        self.make_room(step, need)
-        self.moves.append(("compute", v))
-        self.red.add(v)
-        if self.dag.is_output[v]:
-            self.moves.append(("store", v))
-            self.blue.add(v)
-        for u in (*need, v):  # their next use moved on: a current entry each
-            if u in self.red:
-                heapq.heappush(self.heap, (-self.next_use(u, step + 1), u))
 
-    def make_room(self, step: int, keep: set[int]) -> None:
-        while len(self.red) >= self.memory:
-            victim = self.farthest(step, keep)
-            if self.next_use(victim, step) <= len(self.order) and victim not in self.blue:
-                self.moves.append(("store", victim))
-                self.blue.add(victim)
-            self.moves.append(("delete", victim))
-            self.red.discard(victim)
+def _farthest_in_scan(red: set[int], uses: list[int], cursor: list[int]):
+    """``farthest(keep)``: the red vertex outside ``keep`` with the largest next use (the
+    smallest among equals) and that use, by a look at each red vertex."""
+    def farthest(keep: tuple[int, ...]) -> tuple[int, int]:
+        victim, far = -1, -1
+        for u in red:
+            if u not in keep:
+                later = uses[cursor[u]]
+                if later > far or (later == far and u < victim):
+                    victim, far = u, later
+        return victim, far
+    return farthest
 
-    def farthest(self, step: int, keep: set[int]) -> int:
-        """The red vertex outside ``keep`` used farthest from ``step`` (the smallest among
-        equals); stale entries are dropped, kept ones put back."""
-        aside = []
-        try:
-            while True:
-                key, u = heapq.heappop(self.heap)
-                if u not in self.red or self.next_use(u, step) != -key:
-                    continue  # stale: evicted, dead, or used since it was pushed
-                if u in keep:
-                    aside.append((key, u))
-                    continue
-                return u
-        finally:
-            for entry in aside:
-                heapq.heappush(self.heap, entry)
+
+def _farthest_in_heap(red: set[int], uses: list[int], cursor: list[int],
+                     heap: list[tuple[int, int]]):
+    """``farthest(keep)`` as ``_farthest_in_scan``'s, from ``heap``, entries ``(-next use,
+    u)``.  An entry is current while its vertex is red and its key is still that vertex's next
+    use.  The player pushes a vertex at the end of every step that loads, computes or uses it,
+    unless it has no use left (then it is deleted before the next eviction); its next use
+    changes only in a step that uses it.  So every red vertex an eviction sees has a current
+    entry, and the first current entry outside ``keep`` is the answer whatever other entries
+    the heap holds.  Those popped before it are dropped: stale ones, and the current ones of
+    ``keep`` (the step's predecessors), whose next use is this step: they go stale at its
+    end, when the player pushes them again."""
+    heappop = heapq.heappop
+
+    def farthest(keep: tuple[int, ...]) -> tuple[int, int]:
+        while True:
+            key, u = heappop(heap)
+            if u in red and uses[cursor[u]] == -key and u not in keep:
+                return u, -key
+    return farthest
+
+
+def _in_set_order(dead: list[int], red: set[int]) -> list[int] | set[int]:
+    """The distinct vertices of ``dead`` (all in ``red``) in ``red``'s iteration order."""
+    if len(dead) == 1:
+        return dead
+    distinct = set(dead)
+    return [u for u in red if u in distinct] if len(distinct) > 1 else distinct
