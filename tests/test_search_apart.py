@@ -178,6 +178,14 @@ class _Stalled:
         self.why = why
 
 
+class _Climbing(_Stalled):
+    """A run that gains a level at every doubling of its slices, from 18."""
+
+    def advance(self, until, cap):
+        super().advance(until, cap)
+        self.level = 18 + self.slices.bit_length()
+
+
 class _Ahead:
     """A listener whose child reports the levels of ``history`` (seconds, level)."""
 
@@ -258,7 +266,7 @@ def test_the_race_is_handed_back_from_a_child_forecast_behind(monkeypatch, proce
             ended.append(True)
 
     monkeypatch.setattr(apart.farm, "workers", workers)
-    run, listener = _Stalled(), _Ahead([(1.0, 14), (4.0, 14)])
+    run, listener = _Climbing(), _Ahead([(1.0, 14), (4.0, 14)])
     total = 1.6
     start = time.monotonic()
     with ExitStack() as farmed:
@@ -274,8 +282,18 @@ def test_the_race_is_handed_back_from_a_child_forecast_behind(monkeypatch, proce
     handed = run.caps.index(200)  # the cap doubles from the hand-back on
     assert set(run.caps[:handed]) == {100} and set(run.caps[handed:]) == {200}
     assert apart.PROBE * total - 0.03 <= 0.02 * handed < apart.PROBE * total + 0.3
-    assert lines == [f"{apart.HANDED_BACK} (none below 14 there, 21 here); the search with "
-                     "the bound goes on with 2 processes"]
+    level = 18 + handed.bit_length()  # the level here after the slices before the hand-back
+    assert lines == [f"{apart.HANDED_BACK} (none below 14 there, {level} here); the search "
+                     "with the bound goes on with 2 processes"]
+
+
+def test_the_race_is_not_handed_back_to_a_search_that_stalls():
+    """A search here far above the child (21 against 14) but gaining nothing keeps the race
+    going: it may have started high and stalled while the child climbs."""
+    run, listener = _Stalled(), _Ahead([(1.0, 14), (4.0, 14)])
+    start = time.monotonic()
+    assert apart._search_here(run, listener, start + 1.0, 100, 2, ExitStack()) is None
+    assert not listener.stopped and run.farm is None and set(run.caps) == {100}
 
 
 def test_a_child_stopped_at_the_hand_back_keeps_its_last_level():
