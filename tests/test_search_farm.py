@@ -120,16 +120,20 @@ def test_a_search_with_the_bound_farmed_out_proves_what_it_alone_proves(case, da
     """The race's HAND-BACK (``apart``): a search with the capped abstraction bound, deepening
     or not, paused after a few configurations and farmed out to workers holding the bound
     rebuilt from its recipe (``AbstractionBound.recipe``), which they ask: the same optimum,
-    or "none below" at the same level, as the search without a bound."""
+    or "none below" at the same level, as the same search alone (whose bound may prove more
+    than the search without it, never past the optimum)."""
     dag, memory, variant, parts = case
     alone = exhaustive_optimum(dag, memory, variant)
     below = None
     if alone.optimum is not None and data.draw(st.booleans()):
         below = alone.optimum - data.draw(st.integers(0, 2))
-    expected = alone if below is None else exhaustive_optimum(dag, memory, variant, below=below)
+    deepen = data.draw(st.booleans())
+    expected = exhaustive_optimum(dag, memory, variant, below=below, deepen=deepen,
+                                  bound=AbstractionBound(dag, memory, VARIANTS[variant], parts))
+    assert expected.optimum == (alone.optimum if below is None else None)
+    assert alone.optimum is None or expected.lower_bound <= alone.optimum
     bound = AbstractionBound(dag, memory, VARIANTS[variant], parts)
-    run = ExhaustiveRun(dag, memory, variant, below=below, bound=bound,
-                        deepen=data.draw(st.booleans()))
+    run = ExhaustiveRun(dag, memory, variant, below=below, bound=bound, deepen=deepen)
     rng = random.Random(data.draw(st.integers(0, 2**32)))
     saved = exhaustive.FARM_BATCH
     exhaustive.FARM_BATCH = rng.randint(1, 6)
@@ -181,6 +185,8 @@ def test_a_worker_holding_the_bound_completes_the_successors_as_the_search_here(
     worker = farm._search(engine.search(), dag, 3, variant, time.monotonic() + 60,
                           here.bound.recipe())
     assert worker.bound.memos == here.bound.memos and worker.bound is not here.bound
+    assert [search.learned for search in worker.bound.searches] == \
+        [search.learned for search in here.bound.searches]
     start = here.input_mask << here.n
     h = here.heuristic(0, here.input_mask, 0)
     for limit in (h + 2, h + 6, 60):
@@ -197,7 +203,7 @@ def test_a_recipe_must_match_its_parts():
     dag = attention_forward(2, 1)
     rules = VARIANTS["recompute"]
     recipe = AbstractionBound(dag, 3, rules, parts_of(dag)).recipe()
-    broken = recipe[:5] + (recipe[5][:1], recipe[6])
+    broken = recipe[:5] + (recipe[5][:1],) + recipe[6:]
     with pytest.raises(InternalError, match="do not match its parts"):
         AbstractionBound.rebuilt(dag, 3, rules, broken)
 

@@ -190,20 +190,27 @@ class AbstractionBound:
         """What builds the same bound in another process (``rebuilt``; a farm's worker,
         ``ioverify.search.farm``): the arguments it was built with but the DAG, M, the
         variant and the deadline, and the values it remembers (each V_P or a lower bound on
-        it, ``memos`` and ``lows``: the bound is the same function with them or without)."""
+        it, ``memos`` and ``lows``: the bound is the same function with them or without),
+        and what the parts' restricted searches learned (lower bounds on their optima,
+        ``_Search.learn``: they only speed those searches up)."""
         return (self.parts, self.max_states, self.nested, self.group, self.learns,
-                self.memos, self.lows)
+                self.memos, self.lows, [search.learned for search in self.searches])
 
     @classmethod
     def rebuilt(cls, dag: DAG, memory: int, variant: Variant, recipe: tuple,
                 deadline: float | None = None) -> "AbstractionBound":
         """The bound ``recipe`` (``recipe``) describes, on ``dag`` at ``memory`` in
         ``variant``, remembering what it remembered."""
-        parts, max_states, nested, group, learn, memos, lows = recipe
+        parts, max_states, nested, group, learn, memos, lows, learned = recipe
         bound = cls(dag, memory, variant, parts, deadline, max_states, nested, group, learn)
-        if len(memos) != len(parts) or len(lows) != len(parts):
+        if not len(memos) == len(lows) == len(learned) == len(parts) or any(
+                (known is None) != (search.learned is None)
+                for known, search in zip(learned, bound.searches)):
             raise InternalError("abstraction bound: a recipe's values do not match its parts")
         bound.memos, bound.lows = [dict(memo) for memo in memos], [dict(low) for low in lows]
+        for known, search in zip(learned, bound.searches):
+            if known is not None:
+                search.learned = dict(known)
         return bound
 
     def set_deadline(self, deadline: float | None) -> None:
