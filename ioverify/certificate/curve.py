@@ -19,25 +19,17 @@ from itertools import islice
 from pathlib import Path
 
 from ioverify._io import make_folder, write_atomically
-from ioverify.errors import DeadlineReached
 from ioverify.certificate.format import relies_on, seal, tool_versions
 from ioverify.certificate.recheck import obligation_id
 from ioverify.dag.jsonio import dag_to_dict
 from ioverify.dag.registry import build
+from ioverify.errors import DeadlineReached
 from ioverify.search.curve import evidence_lines
 from ioverify.verdict import SEVERITY, to_json
 
 
 def cell_file(stem: str, key: tuple[int, str]) -> str:
     return f"{stem}--M{key[0]}-{key[1]}.json"
-
-
-def curve_cells(result, dag) -> list[dict]:
-    """The cells of a computed curve as records: M, variant, the verdict as JSON (schedule
-    included), where its ends came from, seconds (the form ``io-curve`` results carry)."""
-    return [{"memory": c.memory, "variant": c.variant, "verdict": to_json(c.verdict, dag),
-             "evidence": evidence_lines(result, c), "seconds": round(c.seconds, 3)}
-            for c in result.cells.values()]
 
 
 def write_curve_certificates(result, dag, folder: Path, instance: dict, *,
@@ -52,8 +44,9 @@ def write_curve_certificates_within(result, dag, folder: Path, instance: dict, *
                                     seed: int = 0, deadline: float | None = None,
                                     seconds_per_unit: float | None = None,
                                     named: dict | None = None) -> "Written":
-    """The cells' certificates of a computed curve, each one only if it can be finished by
-    ``deadline`` (a ``time.monotonic()`` value; None: all of them); ``seconds_per_unit``: the
+    """The cells' certificates of a computed curve (records as ``io-curve`` results carry them:
+    M, variant, the verdict as JSON, where its ends came from, seconds), each one only if it
+    can be finished by ``deadline`` (a ``time.monotonic()`` value; None: all of them); ``seconds_per_unit``: the
     expected cost of a vertex, an edge or a move before any is measured.  A cell's verdict is
     named (its schedule's moves) only when its certificate is started, unless ``named`` has it
     already: {(M, variant): ``to_json(verdict, dag)``} (the command's JSON records)."""
@@ -65,6 +58,8 @@ def write_curve_certificates_within(result, dag, folder: Path, instance: dict, *
              for c in result.cells.values()]
     return _write_cells(cells, dag, folder, instance, _stem(instance), _claim(instance, result),
                         seed, None, _Budget(deadline, seconds_per_unit))
+
+
 def io_curve_body(claim, result, budget, folder: Path, stem: str) -> dict:
     """The body of an ``io-curve`` obligation's certificate, its cells' certificates written
     first into ``folder`` (``<stem>--M<m>-<variant>.json``): the verdict is the worst cell's as
