@@ -5,6 +5,7 @@ time: nothing here is timed."""
 from __future__ import annotations
 
 import concurrent.futures as futures
+import json
 
 import pytest
 
@@ -37,6 +38,7 @@ def dag():
 def clock(monkeypatch):
     fake = Clock()
     monkeypatch.setattr(curve_module, "time", fake)
+    monkeypatch.setattr(curve_module, "process_time", fake.monotonic)  # as on an idle core
     return fake
 
 
@@ -250,3 +252,167 @@ def test_a_larger_m_s_greedy_schedule_is_not_carried_down(dag, clock, monkeypatc
     monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 10.0))
     result = curve(dag, [8, 3], ("recompute",), timeout=5.0)
     assert result.cells[8, "recompute"].greedy and result.cells[3, "recompute"].upper is None
+
+
+# --- the certificates, under the same --timeout -------------------------------------------------
+
+def cert_clock(monkeypatch, seal_seconds: float):
+    """A fake clock for the certificate writer, ``seal_seconds`` of it spent sealing each
+    certificate (a slow writer: a loaded machine)."""
+    from ioverify.certificate import curve as cert_curve
+
+    fake = Clock()
+    monkeypatch.setattr(cert_curve, "time", fake)
+    seal = cert_curve.seal
+
+    def slow_seal(body):
+        fake.now += seal_seconds
+        return seal(body)
+
+    monkeypatch.setattr(cert_curve, "seal", slow_seal)
+    return fake
+
+
+def certificate_files(folder) -> list[str]:
+    """Every file in ``folder``, temporary ones (``.NAME.tmp``) included."""
+    return sorted(p.name for p in folder.iterdir())
+
+
+FILE_SPEC = {"family": "dag-file", "params": {"file": "dag.json"}}
+
+
+def test_a_certificate_that_would_end_past_the_deadline_is_not_started(dag, monkeypatch,
+                                                                       tmp_path):
+    """Regression (found by measuring): a curve of attention_backward(60,1) with --timeout 6
+    and --certificates took 18 to 21 s on a loaded machine: the certificates were written
+    whatever the time.  Now each one is started only if the rate measured on those written
+    says it ends by the deadline; the others are named, and nothing of them is on disk."""
+    from ioverify.certificate.curve import TIMEOUT_BEFORE, write_curve_certificates_within
+
+    result = curve(dag, [3, 4, 5], ("recompute",), max_states=300, rlimit=1000)
+    clock = cert_clock(monkeypatch, 10.0)
+    written = write_curve_certificates_within(result, dag, tmp_path, FILE_SPEC, deadline=25.0)
+    assert list(written.paths) == [(3, "recompute"), (4, "recompute")]  # at 10 s and 20 s
+    assert written.missing == {(5, "recompute"): TIMEOUT_BEFORE}  # 10 s more: past 25
+    assert clock.now == 20.0
+    assert certificate_files(tmp_path) == [p.name for p in written.paths.values()]
+
+
+def test_a_certificate_the_deadline_passes_while_it_is_written_is_removed(dag, monkeypatch,
+                                                                          tmp_path):
+    """A certificate started in time whose writing passes the deadline is abandoned between
+    two pieces of its JSON: its temporary file is removed, and it is named as not written."""
+    from ioverify.certificate import curve as cert_curve
+    from ioverify.certificate.curve import write_curve_certificates_within
+
+    result = curve(dag, [3], ("recompute",), max_states=300, rlimit=1000)
+    clock = cert_clock(monkeypatch, 0.0)
+    batches = []
+    islice = cert_curve.islice
+
+    def slow_islice(pieces, count):  # each batch of the JSON written takes a second
+        batches.append(count)
+        clock.now += 1.0
+        return islice(pieces, count)
+
+    monkeypatch.setattr(cert_curve, "CHUNKS", 50)
+    monkeypatch.setattr(cert_curve, "islice", slow_islice)
+    written = write_curve_certificates_within(result, dag, tmp_path, FILE_SPEC, deadline=3.0)
+    assert len(batches) == 3  # two written, the deadline seen before the third
+    assert written.paths == {}
+    assert written.missing == {(3, "recompute"): "--timeout reached while it was being written"}
+    assert certificate_files(tmp_path) == []
+
+
+def test_a_cell_carried_from_a_certificate_not_written_is_not_written(monkeypatch, tmp_path):
+    """A carried certificate names its source's file and digest: when the source is not
+    written, neither is the cell carried from it (it would name a file that is not there)."""
+    from ioverify.certificate.curve import write_curve_certificates_within
+    from ioverify.search.curve import Curve
+
+    dag = build({"family": "attention-backward", "params": {"n": 1, "d": 1}})
+    run = _Run(dag, [3, 4], ["one-shot", "recompute"], None, 0, None, 2000, 0.0, None, [])
+    run.start_cells()
+    for m in (3, 4):
+        run.absorb(run.cells[m, "recompute"], run_cell(run.task(run.cells[m, "recompute"])))
+    run.finish()
+    result = Curve(run.cells, run.trivial, 0.0, run.improvements)
+    carried = {key: cell.lower_from for key, cell in result.cells.items()
+               if cell.verdict.status == "optimal" and cell.verdict.evidence.kind == "carried"}
+    assert carried
+    cert_clock(monkeypatch, 10.0)  # the first certificate passes the deadline while sealed
+    written = write_curve_certificates_within(result, dag, tmp_path, FILE_SPEC, deadline=5.0)
+    assert written.paths == {} and certificate_files(tmp_path) == []
+    for key, source in carried.items():
+        assert written.missing[key] == (f"carried from M = {source[0]} ({source[1]}), whose "
+                                        f"certificate was not written")
+
+
+def test_certificates_not_written_by_the_timeout_are_named_and_exit_3(dag, tmp_path,
+                                                                      monkeypatch, capsys):
+    """The command names every cell whose certificate the timeout kept from being written,
+    and exits 3 (a certificate asked for is missing), not 0, though every cell is optimal."""
+    import time as real_time
+
+    from ioverify.certificate import curve as cert_curve
+    from ioverify.cli import main
+    from ioverify.dag.jsonio import dag_to_json
+
+    class Late:  # the writer's clock: the deadline has passed when it starts
+        @staticmethod
+        def monotonic():
+            return real_time.monotonic() + 1e6
+
+    path = tmp_path / "dag.json"
+    path.write_text(dag_to_json(dag))
+    args = ["pebble", str(path), "-M", "3..4", "-j", "1", "--no-cp-sat", "--timeout", "60",
+            "--certificates", str(tmp_path / "c")]
+    monkeypatch.setattr(cert_curve, "time", Late, raising=False)  # old code: no clock there
+    assert main(args) == 3
+    out = capsys.readouterr().out
+    assert "2 of 2 cells settled" in out and "certificates: 0 of 2 written" in out
+    for m in (3, 4):
+        assert (f"certificate not written: M = {m} (recompute): --timeout reached before it "
+                f"was started") in out
+    assert list((tmp_path / "c").iterdir()) == []
+    assert main([*args, "--json"]) == 3
+    records = json.loads(capsys.readouterr().out)
+    assert [r["certificate"]["written"] for r in records] == [False, False]
+    monkeypatch.undo()
+    assert main(args) == 0 and "certificates: 2 of 2 written" in capsys.readouterr().out
+
+
+def test_the_reserve_for_reporting_grows_with_the_measured_load(dag, clock, monkeypatch):
+    """The cost per move was measured on an idle machine; the curve measures how much slower
+    this process runs (wall per CPU second of its greedy schedules) and scales the reserve:
+    with half a core, twice the reserve."""
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", slow_greedy(clock, 1.0))
+    cpu = Clock()
+    monkeypatch.setattr(curve_module, "process_time", cpu.monotonic)
+    run = _Run(dag, [3, 4], ["one-shot", "recompute"], 100.0, 0, None, None, 0.0, None, [],
+               output_cost=0.01)
+    real_greedy = curve_module.best_greedy_schedule
+
+    def half_a_core(*args, **kwargs):
+        cpu.now += 0.5
+        return real_greedy(*args, **kwargs)
+
+    monkeypatch.setattr(curve_module, "best_greedy_schedule", half_a_core)
+    run.start_cells()
+    moves = sum(len(cell.schedule) for cell in run.cells.values())
+    assert run.slowdown() == 2.0
+    assert run.output_reserve() == pytest.approx(min(2 * 0.01 * moves, 50.0))
+
+
+def test_a_certificate_written_in_pieces_is_the_text_json_dumps_gives(dag, tmp_path,
+                                                                      monkeypatch):
+    """The writer encodes a certificate in pieces, to look at the deadline between them; the
+    file is the one ``json.dumps(doc, indent=1)`` wrote before, byte for byte."""
+    from ioverify.certificate import curve as cert_curve
+    from ioverify.certificate.curve import write_curve_certificates
+
+    monkeypatch.setattr(cert_curve, "CHUNKS", 7, raising=False)
+    result = curve(dag, [3, 4], ("one-shot", "recompute"), max_states=300, rlimit=1000)
+    for path in write_curve_certificates(result, dag, tmp_path, FILE_SPEC):
+        text = path.read_text()
+        assert text == json.dumps(json.loads(text), indent=1) + "\n"

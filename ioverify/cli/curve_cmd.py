@@ -9,15 +9,24 @@ from pathlib import Path
 
 from ioverify.cli.common import (command_start, default_jobs, positive_int, print_json,
                                  read_dag_within)
-from ioverify.errors import EXIT_UNKNOWN
+from ioverify.errors import EXIT_UNKNOWN, exit_code_of, worst_exit
 
 # What reporting a cell takes after the curve, per move of its schedule, kept back from the
-# curve's --timeout (``curve(output_cost=...)``), measured on the machine of
-# docs/performance.md on attention_backward(60,1) (43,440 vertices, about 163,000 moves a
-# cell): naming and writing the moves as JSON, 1.0 to 1.2 us a move (kept at 1.5); a cell's
-# certificate (the DAG, the schedule, the digest, the writer's check), about 8 us (kept at 10).
+# curve's --timeout (``curve(output_cost=...)``, times the load the curve measures), measured
+# idle on the machine of docs/performance.md on attention_backward(60,1) (43,440 vertices,
+# 163,000 to 181,000 moves a cell): naming and writing the moves as JSON, 1.0 to 1.2 us a move
+# (kept at 1.5); a cell's certificate (the DAG, the schedule, the digest, the writer's check),
+# 3.2 us of CPU a move since the DAG is built once and the schedule not copied (8 before; kept
+# at 5).
 JSON_SECONDS_PER_MOVE = 1.5e-6
-CERTIFICATE_SECONDS_PER_MOVE = 10e-6
+CERTIFICATE_SECONDS_PER_MOVE = 5e-6
+# Of the JSON's cost, what printing the records takes once built (the moves named): 0.4 us a
+# move (kept at 0.6), kept back from the certificates' deadline.
+JSON_PRINT_SECONDS_PER_MOVE = 0.6e-6
+# A certificate's cost per unit (a vertex, an edge or a move: the DAG is in every one), before
+# the first is measured, times the load the curve measured: 1.9 us of CPU on
+# attention_backward(60,1), 180,784 moves a cell (kept at 2.5).
+CERTIFICATE_SECONDS_PER_UNIT = 2.5e-6
 
 
 def add_curve_arguments(p) -> None:
@@ -40,7 +49,9 @@ def add_curve_arguments(p) -> None:
                         "is installed)")
     p.add_argument("--certificates", metavar="DIR",
                    help="curve: write one certificate per cell here (re-check them with "
-                        "'ioverify certificate check')")
+                        "'ioverify certificate check'); with --timeout, a certificate that "
+                        "cannot be finished in time is not written (nothing of it is left), "
+                        "each such cell is named, and the exit code is 3 at best")
 
 
 def is_curve(args, memories: list[int]) -> bool:
@@ -97,6 +108,8 @@ def curve_command(args, memories: list[int], variant: str, progress) -> int:
         print(f"unknown: timeout while reading the DAG: nothing searched; "
               f"{time.monotonic() - start:.2f} s")
         return EXIT_UNKNOWN
+    if args.certificates:  # imported now, inside the phases' deadlines (0.1 to 0.6 s, loaded)
+        import ioverify.certificate.curve  # noqa: F401
     runner = _executor(args)
     with runner as (executor, workers):
         result = curve(dag, memories, variants, timeout=args.timeout, started=start,
@@ -105,21 +118,60 @@ def curve_command(args, memories: list[int], variant: str, progress) -> int:
                        upper_workers=portfolio(not args.no_cp_sat),
                        output_cost=output_cost(args))
         runner.abandon = result.abandoned > 0  # searches past the timeout: not waited for
-    if args.json:  # every cell's schedule as JSON, kept inside --timeout (output_cost)
-        print_json(curve_records(result, dag))
-    else:
-        print(curve_table(result, variants))
     if args.plot:
         from ioverify.report.curve_plot import curve_plot
 
         curve_plot(Path(args.plot), result, title=Path(args.dag).name)
-    if args.certificates:
-        from ioverify.certificate.curve import write_curve_certificates
+    # every cell's schedule as JSON, kept inside --timeout (output_cost); the records are
+    # built before the certificates, which take their verdicts named from them
+    records = curve_records(result, dag) if args.json else None
+    written = write_certificates(args, result, dag, start, records) if args.certificates \
+        else None
+    if records is not None:
+        if written is not None:
+            for record in records:
+                key = record["memory"], record["variant"]
+                record["certificate"] = certificate_record(written, key)
+        print_json(records)
+    else:
+        print(curve_table(result, variants))
+        if written is not None:
+            print(certificates_text(written, len(result.cells), args.certificates))
+    code = exit_code(merge(c.verdict for c in result.cells.values()))
+    if written is not None and written.missing:
+        code = worst_exit([code, exit_code_of("not written")])
+    return code
 
-        write_curve_certificates(result, dag, Path(args.certificates),
-                                 {"family": "dag-file", "params": {"file": Path(args.dag).name}},
-                                 seed=0)
-    return exit_code(merge(c.verdict for c in result.cells.values()))
+
+def write_certificates(args, result, dag, start: float, records=None):
+    """The cells' certificates into --certificates, each one only if it can be finished by
+    --timeout less the time printing the JSON ``records`` will take (both at the load the
+    curve measured): ``ioverify.certificate.curve.Written``, naming the cells not written and
+    why."""
+    from ioverify.certificate.curve import write_curve_certificates_within
+
+    deadline = None
+    if args.timeout is not None:
+        moves = sum(len(c.schedule) for c in result.cells.values() if c.schedule is not None)
+        deadline = (start + args.timeout - JSON_PRINT_SECONDS_PER_MOVE * result.slowdown
+                    * moves * (records is not None))
+    named = {(r["memory"], r["variant"]): r["verdict"] for r in records or ()}
+    return write_curve_certificates_within(
+        result, dag, Path(args.certificates),
+        {"family": "dag-file", "params": {"file": Path(args.dag).name}}, seed=0,
+        deadline=deadline, seconds_per_unit=CERTIFICATE_SECONDS_PER_UNIT * result.slowdown,
+        named=named)
+
+
+def certificates_text(written, cells: int, folder: str) -> str:
+    """How many certificates were written, and one line per cell whose certificate was not,
+    with the reason."""
+    from ioverify.search.curve import cell_name
+
+    lines = [f"certificates: {len(written.paths)} of {cells} written to {folder}"]
+    lines += [f"certificate not written: {cell_name(key)}: {reason}"
+              for key, reason in written.missing.items()]
+    return "\n".join(lines)
 
 
 def output_cost(args) -> float:
@@ -217,7 +269,7 @@ def timeout_line(result) -> str:
 
 def curve_records(result, dag) -> list[dict]:
     """One JSON record per cell: M, variant, the verdict, the trivial bound, the seconds and
-    where the answer came from."""
+    where the answer came from (with --certificates, ``certificate_record`` is added)."""
     from ioverify.search.curve import evidence_lines
     from ioverify.verdict import to_json
 
@@ -231,6 +283,13 @@ def curve_records(result, dag) -> list[dict]:
                         "searches": cell.runs, "evidence": evidence_lines(result, cell),
                         "verdict": verdict})
     return records
+
+
+def certificate_record(written, key) -> dict:
+    """A cell's certificate: the file, or why it was not written."""
+    if key in written.paths:
+        return {"written": True, "path": str(written.paths[key])}
+    return {"written": False, "reason": written.missing[key]}
 
 
 def _lower(cell):

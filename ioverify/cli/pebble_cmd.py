@@ -25,7 +25,8 @@ bounded (nothing proved beyond a horizon) or infeasible M.
 With --memory LO..HI or --variant both: the whole curve, one --timeout for all of it, answers
 carried between cells (a schedule to larger M and from one-shot to recompute, a proved lower bound
 to smaller M and from recompute to one-shot), every schedule replayed at its cell's M and variant;
-the exit code is the worst cell's."""
+the exit code is the worst cell's, and 3 at best when a certificate asked for (--certificates)
+was not written: one --timeout bounds the certificates too."""
 
 
 def register(sub) -> None:

@@ -32,6 +32,7 @@ import concurrent.futures as futures
 import gc
 import time
 from dataclasses import dataclass, field
+from time import process_time  # bound here: a test's fake ``time`` leaves the CPU clock alone
 from typing import Callable
 
 from ioverify.dag.model import DAG
@@ -46,6 +47,7 @@ from ioverify.verdict import Evidence, Infeasible, Optimal, Unknown, Verdict, de
 VARIANTS = ("one-shot", "recompute")  # one-shot first: its schedules feed recompute
 MIN_SLICE = 1.0  # seconds: no search gets less
 MIN_SEARCH = 0.05  # seconds: a search started with less left of its slice is not run
+LOAD_SAMPLE = 0.25  # CPU seconds of greedy schedules that measure the machine's load
 
 
 def carries_upper(source: tuple[int, str], target: tuple[int, str]) -> bool:
@@ -107,6 +109,7 @@ class Curve:
     improvements: dict[str, int]  # per upper-bound worker: how often it lowered an upper end
     timeout_reached: str | None = None  # the phase the timeout stopped, if it stopped one
     abandoned: int = 0  # searches not waited for past the timeout: their workers are to end
+    slowdown: float = 1.0  # wall seconds per CPU second of this process (``_Run.slowdown``)
 
     def settled(self) -> int:
         return sum(c.settled for c in self.cells.values())
@@ -160,7 +163,9 @@ def curve(dag: DAG, memories: list[int], variants=VARIANTS, *, timeout: float | 
     ``started``: the ``time.monotonic()`` value the timeout counts from (default: now; the CLI
     passes its own start, so that reading the DAG counts too).  ``output_cost``: the seconds per
     move of the cells' schedules the caller spends reporting them after the curve (the CLI's
-    JSON), kept back from every phase, at most half the timeout (``_Run.output_reserve``).
+    JSON and certificates) on an idle machine, times the load measured on the greedy schedules
+    (``Curve.slowdown``), kept back from every phase, at most half the timeout
+    (``_Run.output_reserve``).
 
     Every phase looks at the timeout (TIME): the greedy schedules, the carrying, the searches.
     A cell the timeout keeps from its greedy schedule has no upper end; whatever it was not
@@ -179,7 +184,7 @@ def curve(dag: DAG, memories: list[int], variants=VARIANTS, *, timeout: float | 
         run.parallel(executor, workers)
     run.finish()
     return Curve(run.cells, run.trivial, time.monotonic() - start, run.improvements,
-                 run.timeout_reached, len(run.abandoned))
+                 run.timeout_reached, len(run.abandoned), run.slowdown())
 
 
 @dataclass
@@ -204,6 +209,8 @@ class _Run:
     reserve: float = 0.0  # seconds kept back from the searches for carrying (TIME)
     output_cost: float = 0.0  # seconds per move of the schedules, to report them after (TIME)
     last_greedy: int = 0  # moves of the last greedy schedule (TIME)
+    greedy_wall: float = 0.0  # seconds the greedy schedules took, and of CPU (``slowdown``)
+    greedy_cpu: float = 0.0
 
     def start_cells(self) -> None:
         """Each M's greedy schedule, offered to its cells in every variant; once the timeout
@@ -238,12 +245,16 @@ class _Run:
             return None
         deadline = self.deadline
         if deadline is not None:
-            deadline -= self.output_cost * self.last_greedy * cells
+            deadline -= self.output_rate() * self.last_greedy * cells
+        wall, cpu = time.monotonic(), process_time()
         try:
             schedule = best_greedy_schedule(self.dag, memory, deadline)
         except DeadlineReached:
             self.timeout_reached = self.timeout_reached or "building the greedy schedules"
             return None
+        finally:
+            self.greedy_wall += time.monotonic() - wall
+            self.greedy_cpu += process_time() - cpu
         self.last_greedy = len(schedule)
         return schedule
 
@@ -257,12 +268,26 @@ class _Run:
         return self.start + self.timeout - self.output_reserve()
 
     def output_reserve(self) -> float:
-        """The seconds the caller needs to report the cells' schedules (``output_cost`` per
+        """The seconds the caller needs to report the cells' schedules (``output_rate`` per
         move), at most half the timeout."""
         if self.timeout is None or not self.output_cost:
             return 0.0
         moves = sum(len(c.schedule) for c in self.cells.values() if c.schedule is not None)
-        return min(self.output_cost * moves, self.timeout / 2)
+        return min(self.output_rate() * moves, self.timeout / 2)
+
+    def output_rate(self) -> float:
+        """Seconds per move of reporting the schedules on this machine now: ``output_cost``
+        (measured on an idle machine) times the ``slowdown`` measured in this run."""
+        return self.output_cost * self.slowdown()
+
+    def slowdown(self) -> float:
+        """How much slower than on an idle core this process runs: the wall seconds of the
+        greedy schedules per CPU second they took (2.5 where four busy processes share the two
+        cores with it), at least 1; 1 until LOAD_SAMPLE CPU seconds were measured (a short
+        sample is mostly noise; a DAG that small reports its schedules quickly anyway)."""
+        if self.greedy_cpu < LOAD_SAMPLE:
+            return 1.0
+        return max(1.0, self.greedy_wall / self.greedy_cpu)
 
     def left(self) -> float | None:
         """The seconds the searches may still start in: the timeout less the reserves."""
