@@ -10,9 +10,9 @@ is the reader's, the replayer's and the re-checker's job.
 offending field (``$.verdict.io``), so that nothing reads a document before its structure is
 known.  The validator is the ``jsonschema`` package; it never imports a solver.  It is stricter
 than draft 2020-12 on one point: an ``integer`` is a JSON number written as an integer, so
-``36.0`` (a float once read) is no integer here.  The readers behind the schema take integers
-as Python ints (a seed, a claimed lower bound), and a float where one is meant ended in an
-internal error.
+``36.0`` (a float once read) is no integer here, in a certificate's embedded DAG and schedule
+too.  The readers behind the schema take integers as Python ints (a seed, a claimed lower
+bound), and a float where one is meant ended in an internal error.
 """
 
 from __future__ import annotations
@@ -48,10 +48,17 @@ def _load(fmt: str) -> dict:
 @lru_cache(maxsize=None)
 def _validator(fmt: str):
     from jsonschema import Draft202012Validator, validators
-    from referencing import Registry, Resource
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
 
+    # The schemas a certificate refers to (its DAG, its schedule) are registered without their
+    # "$schema": jsonschema validates a referenced schema that names its draft with that
+    # draft's stock validator, and so without the strict integers below (a certificate's
+    # instance.dag.version 1.0 passed the schema and was refused by the DAG reader only).
     registry = Registry().with_resources(
-        (_load(name)["$id"], Resource.from_contents(_load(name))) for name in SCHEMAS)
+        (_load(name)["$id"], DRAFT202012.create_resource(
+            {key: value for key, value in _load(name).items() if key != "$schema"}))
+        for name in SCHEMAS)
     # An integer is an int (not a bool, not a float with no fractional part: module docstring).
     strict = Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda checker, instance: type(instance) is int)
