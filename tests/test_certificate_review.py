@@ -50,6 +50,25 @@ def test_a_float_where_an_integer_is_meant_is_malformed(tmp_path, name, change, 
     assert where in outcome.reason and "\n" not in outcome.reason
 
 
+def _embedded_version(part, field, value):
+    def change(doc):
+        doc[part][field]["version"] = value
+    return change
+
+
+# The DAG and the schedule a certificate embeds are validated by their own schemas (a $ref),
+# with the same strict integers: the schema names the field, not the reader behind it.
+@pytest.mark.parametrize("change, where", [
+    (_embedded_version("instance", "dag", 1.0), "$.instance.dag.version"),
+    (_embedded_version("witness", "schedule", 1.0), "$.witness.schedule.version"),
+])
+def test_a_float_version_of_the_embedded_dag_or_schedule_fails_the_schema(tmp_path, change,
+                                                                          where):
+    outcome = check_file(resealed("reference-optima--000.json", change, tmp_path))
+    assert (outcome.outcome, outcome.exit_code) == ("malformed", 2), outcome
+    assert f"not a valid ioverify-certificate: at {where}" in outcome.reason, outcome.reason
+
+
 def _evidence(field, value):
     def change(doc):
         doc["verdict"]["evidence"][field] = value

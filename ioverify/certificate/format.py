@@ -59,38 +59,18 @@ def digest(body: dict) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-# Items of each array the writer's own check looks at (``seal``).  Validating a certificate of
-# attention_backward(60,1) whole (43,440 vertices and a schedule of 204,777 moves: 1.65 million
-# schema nodes) took 14 s of the 17 s writing it, and a curve with --certificates overran its
-# --timeout of 10 s by 25 s.  Its long arrays (vertices, edges, moves) are written by one loop
-# each (and the operation labels, an object of one member per vertex), so their first items
-# show the writer's structure; the re-check validates every item.
-WRITER_SAMPLE = 1000
-
-
 def seal(body: dict) -> dict:
     """Add format, version and digest to a certificate body.  The result must have the
-    certificate schema's structure (checked on every array's first WRITER_SAMPLE items): a body
-    that does not is a bug in the writer (InternalError), never a certificate."""
+    certificate schema's structure, checked whole (0.1 s for a certificate of 43,440 vertices
+    and 163,725 moves: ``ioverify.schemas`` checks long arrays item by item): a body that does
+    not is a bug in the writer (InternalError), never a certificate."""
     doc = {"format": FORMAT, "version": VERSION, **body}
     doc["digest"] = digest({k: v for k, v in doc.items() if k != "digest"})
     try:
-        validate(_sampled(doc), "certificate being written")
+        validate(doc, "certificate being written")
     except InvalidFormat as error:
         raise InternalError(str(error)) from None
     return doc
-
-
-def _sampled(value):
-    """``value`` with every array cut to its first WRITER_SAMPLE items, and every object of
-    more members (a DAG's operation labels, one per vertex) to its first WRITER_SAMPLE, at
-    every depth (no schema object that size has required members)."""
-    if isinstance(value, dict):
-        members = list(value.items())[:WRITER_SAMPLE]
-        return {key: _sampled(item) for key, item in members}
-    if isinstance(value, list):
-        return [_sampled(item) for item in value[:WRITER_SAMPLE]]
-    return value
 
 
 def validate(doc: object, what: str = "certificate") -> dict:
@@ -126,15 +106,19 @@ def _check_header(doc: object, what: str) -> None:
 
 
 def _deeper_than(doc: object, limit: int) -> bool:
-    """Whether ``doc`` nests more than ``limit`` levels (iterative: no recursion to exhaust)."""
-    stack = [(doc, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, (dict, list)):
-            if depth > limit:
-                return True
-            items = value.values() if isinstance(value, dict) else value
-            stack.extend((item, depth + 1) for item in items)
+    """Whether ``doc`` nests more than ``limit`` levels (iterative: no recursion to exhaust).
+    ``level`` holds the arrays and objects ``depth`` levels down (``doc`` itself is level 1),
+    one level at a time: a certificate's half a million strings are looked at once each, never
+    stacked (0.05 s instead of 0.3 s for 43,440 vertices)."""
+    level = [doc] if isinstance(doc, (dict, list)) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        level = [item for value in level
+                 for item in (value.values() if isinstance(value, dict) else value)
+                 if isinstance(item, (dict, list))]
     return False
 
 
