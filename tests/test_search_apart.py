@@ -354,6 +354,44 @@ def test_the_memory_left_is_halved_during_the_race_and_the_budget_restored():
         resource.setrlimit(resource.RLIMIT_AS, saved)
 
 
+def test_the_hand_back_takes_the_child_share_back_and_the_budget_is_restored():
+    """At the hand-back this process takes back the share the child had (its workers split
+    it with it), and the race's end restores the budget as it was."""
+    resource = pytest.importorskip("resource")
+    if children.address_space() is None:
+        pytest.skip("this platform does not tell a process's address space")
+    saved = resource.getrlimit(resource.RLIMIT_AS)
+    limit = 1 << 42 if saved[1] == resource.RLIM_INFINITY else saved[1]
+    resource.setrlimit(resource.RLIMIT_AS, (limit, saved[1]))
+    try:
+        with apart.halved_memory() as child:
+            assert children.reclaim_memory(child) == child
+            assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit
+            assert children.reclaim_memory(None) == 0
+        assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, saved)
+
+
+def test_the_workers_of_a_search_with_the_bound_may_hold_more(monkeypatch):
+    """Each worker of a search with the bound holds its restricted searches too: it may take
+    up to BOUND_WORKER_MEMORY of what is left, not WORKER_MEMORY."""
+    asked = []
+
+    @contextmanager
+    def halved(most=None):
+        asked.append(most)
+        yield None
+
+    monkeypatch.setattr(apart.farm, "halved_memory", halved)
+    monkeypatch.setattr(apart.farm, "_started", lambda children, count, task: None)
+    for bound in (None, "a recipe"):
+        with apart.farm.workers(matmul(2, 2, 2), 4, "recompute", time.monotonic() + 5, 2,
+                                bound=bound):
+            pass
+    assert asked == [2 * apart.farm.WORKER_MEMORY, 2 * apart.farm.BOUND_WORKER_MEMORY]
+
+
 @pytest.mark.parametrize("limit, used, keep, give", [
     (6 << 30, 2 << 30, 4 << 30, 2 << 30),  # a large search: room to grow, not half the limit
     (6 << 30, 0, 3 << 30, 3 << 30),

@@ -68,7 +68,7 @@ from ioverify.game import engine
 from ioverify.game.exhaustive import ExhaustiveRun, SearchResult
 from ioverify.search import farm
 from ioverify.search.children import (CHILD_MIN_MEMORY, halved_memory, lend_memory,
-                                       memory_pressed, start_child)
+                                       memory_pressed, reclaim_memory, start_child)
 
 REPORT_EVERY = 1.0  # seconds between two reports of the child's level
 PROBE = 1 / 8  # of the time, searched here before the race may be handed over
@@ -122,7 +122,8 @@ def race_apart(run: ExhaustiveRun, deadline: float, max_states: int, processes: 
         listener = _Listener(child, seen)
         try:
             with ExitStack() as farmed:  # THE HAND-BACK's workers, ended with the race
-                here = _search_here(run, listener, deadline, half, processes, farmed, report)
+                here = _search_here(run, listener, deadline, half, processes, farmed, report,
+                                    child_memory)
             if listener.handed_over and report is not None:
                 why = ("the search with the bound ran out of memory; the search without it"
                        if here is not None else "the search without the bound, forecast ahead,")
@@ -170,12 +171,14 @@ def _start(run: ExhaustiveRun, seconds: float, max_states: int,
 
 
 def _search_here(run: ExhaustiveRun, listener: "_Listener", deadline: float, cap: int,
-                 processes: int, farmed: ExitStack, report=None) -> SearchResult | None:
+                 processes: int, farmed: ExitStack, report=None,
+                 child_memory: int | None = None) -> SearchResult | None:
     """Advance ``run`` a SLICE at a time until it ends, the child finishes, the deadline
     passes or (``processes`` > 1) the race is handed over or back (THE HAND-BACK: the
     workers kept in ``farmed``); its result if it ended, or if it ran out of memory (then
     stopped at its last level, and the race handed over whatever ``processes``: the child
     is all that can go on).  ``report``: as ``relieve`` takes it, and told of the
+    hand-back; ``child_memory``: the child's share of the memory budget, taken back at the
     hand-back."""
     total, base = deadline - time.monotonic(), run.seconds
     history: list[tuple[float, int]] = []
@@ -192,7 +195,7 @@ def _search_here(run: ExhaustiveRun, listener: "_Listener", deadline: float, cap
                 return None
             if _ahead(history, spent, listener, left):
                 handing, cap = False, 2 * cap  # the child's half of the budget is free
-                _hand_back(run, listener, farmed, deadline, processes, report)
+                _hand_back(run, listener, farmed, deadline, processes, report, child_memory)
         try:
             result = run.advance(min(deadline, time.monotonic() + SLICE), cap)
         except MemoryError:
@@ -208,13 +211,16 @@ def _search_here(run: ExhaustiveRun, listener: "_Listener", deadline: float, cap
 
 
 def _hand_back(run: ExhaustiveRun, listener: "_Listener", farmed: ExitStack,
-               deadline: float, processes: int, report=None) -> None:
+               deadline: float, processes: int, report=None,
+               child_memory: int | None = None) -> None:
     """THE HAND-BACK: stop the child (its last level stays proved) and let ``processes``
     workers, each holding ``run``'s bound with what it remembers (``farm``), make its
-    expansions (``ExhaustiveRun.farm_out``; the workers are kept until ``farmed`` closes).
+    expansions (``ExhaustiveRun.farm_out``; the workers are kept until ``farmed`` closes),
+    with the child's share of the memory budget (``child_memory``) back to split with them.
     If none can be started, ``run`` goes on alone."""
     levels = f" (none below {listener.level} there, {run.level} here)"
     listener.stop()
+    reclaim_memory(child_memory)
     recipe = run.search.bound.recipe()
     workers = farmed.enter_context(farm.workers(run.dag, run.memory, run.variant, deadline,
                                                 processes, bound=recipe))

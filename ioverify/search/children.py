@@ -101,6 +101,25 @@ def memory_pressed(share: float = PRESSURE) -> bool:
     return soft != resource.RLIM_INFINITY and used is not None and used >= share * soft
 
 
+def reclaim_memory(share: int | None) -> int:
+    """Raise this process's soft address-space limit by ``share``, the bytes
+    ``halved_memory`` gave a child that has ended (up to the hard limit): the race's
+    HAND-BACK (``ioverify.search.apart``), whose search here then shares the whole budget with
+    its workers.  The caller's ``halved_memory`` gives this process its limit back at its end
+    (its limit less the share plus the share).  The bytes taken back, 0 where none were (no
+    limit set, or no share)."""
+    try:
+        import resource
+    except ImportError:
+        return 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if share is None or share <= 0 or soft == resource.RLIM_INFINITY:
+        return 0
+    raised = soft + share if hard == resource.RLIM_INFINITY else min(hard, soft + share)
+    resource.setrlimit(resource.RLIMIT_AS, (raised, hard))
+    return raised - soft
+
+
 # What this process keeps beyond its use when it lends the rest (``lend_memory``): enough to
 # read the child's reports and results while it only waits for them.
 LEND_RESERVE = 256 * 2**20

@@ -61,6 +61,11 @@ IN_FLIGHT = 2  # batches a worker holds at once: one it works on, one waiting fo
 # here held 1 GiB, leaving it 6.5 GiB (attention_forward(3,1) at M = 5, recompute, ran out of
 # memory at 544 s holding 6.0 GB resident; docs/performance.md).
 WORKER_MEMORY = 2 * 2**30
+# A worker holding the abstraction bound holds its restricted searches too (each up to
+# ``abstraction.RESTRICTED_MAX_STATES`` configurations, about 430 MB): 1.6 GB at most in each of
+# the two workers of attention_forward(2,2) at M = 4 in recompute, and with 2 GiB of what was
+# left after the race's split one ran out of memory after 47 s.
+BOUND_WORKER_MEMORY = 4 * 2**30
 
 
 @contextmanager
@@ -74,7 +79,8 @@ def workers(dag, memory: int, variant: str, deadline: float, count: int,
     caller searches alone, with its whole memory budget."""
     children: list[subprocess.Popen] = []
     with ExitStack() as stack:
-        spare = stack.enter_context(halved_memory(most=count * WORKER_MEMORY))
+        each = WORKER_MEMORY if bound is None else BOUND_WORKER_MEMORY
+        spare = stack.enter_context(halved_memory(most=count * each))
         stack.callback(_end_all, children)  # first at the end: the workers, then the budget
         share = None if spare is None else spare // count
         farm = None
