@@ -335,8 +335,11 @@ def test_a_child_out_of_memory_stops_at_its_last_level():
     assert not result.complete and result.lower_bound == 12 and result.states == 100
 
 
-def test_the_memory_left_is_halved_during_the_race_and_the_budget_restored():
-    """This process keeps what it uses and half of the rest; the child gets the other half."""
+@contextmanager
+def _soft_limit():
+    """Within the block, this process's soft address-space limit set high (its hard limit, or
+    4 TiB): (``resource``, the limit, the limits before, its use); skipped where the platform
+    has no limits or does not tell a process's use."""
     resource = pytest.importorskip("resource")
     used = children.address_space()
     if used is None:
@@ -345,32 +348,30 @@ def test_the_memory_left_is_halved_during_the_race_and_the_budget_restored():
     limit = 1 << 42 if saved[1] == resource.RLIM_INFINITY else saved[1]
     resource.setrlimit(resource.RLIMIT_AS, (limit, saved[1]))
     try:
+        yield resource, limit, saved, used
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, saved)
+
+
+def test_the_memory_left_is_halved_during_the_race_and_the_budget_restored():
+    """This process keeps what it uses and half of the rest; the child gets the other half."""
+    with _soft_limit() as (resource, limit, _, used):
         with apart.halved_memory() as child:
             keep = resource.getrlimit(resource.RLIMIT_AS)[0]
             assert keep + child == limit
             assert limit // 2 < keep < limit // 2 + used  # its use, and half of the rest
         assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, saved)
 
 
 def test_the_hand_back_takes_the_child_share_back_and_the_budget_is_restored():
     """At the hand-back this process takes back the share the child had (its workers split
     it with it), and the race's end restores the budget as it was."""
-    resource = pytest.importorskip("resource")
-    if children.address_space() is None:
-        pytest.skip("this platform does not tell a process's address space")
-    saved = resource.getrlimit(resource.RLIMIT_AS)
-    limit = 1 << 42 if saved[1] == resource.RLIM_INFINITY else saved[1]
-    resource.setrlimit(resource.RLIMIT_AS, (limit, saved[1]))
-    try:
+    with _soft_limit() as (resource, limit, _, _):
         with apart.halved_memory() as child:
             assert children.reclaim_memory(child) == child
             assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit
             assert children.reclaim_memory(None) == 0
         assert resource.getrlimit(resource.RLIMIT_AS)[0] == limit
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, saved)
 
 
 def test_the_workers_of_a_search_with_the_bound_may_hold_more(monkeypatch):
@@ -595,18 +596,10 @@ def test_without_a_child_process_the_race_takes_turns_here(monkeypatch):
 
 
 def test_memory_is_pressed_past_the_share_of_the_soft_limit():
-    resource = pytest.importorskip("resource")
-    if children.address_space() is None:
-        pytest.skip("this platform does not tell a process's address space")
-    saved = resource.getrlimit(resource.RLIMIT_AS)
-    limit = 1 << 42 if saved[1] == resource.RLIM_INFINITY else saved[1]
-    resource.setrlimit(resource.RLIMIT_AS, (limit, saved[1]))
-    try:
+    with _soft_limit() as (resource, limit, saved, _):
         used = children.address_space()
         assert children.memory_pressed(share=used / limit / 2)
         assert not children.memory_pressed(share=min(1.0, 2 * used / limit))
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, saved)
     if saved[0] == resource.RLIM_INFINITY:
         assert not children.memory_pressed(share=0.0)  # no limit: never pressed
 
