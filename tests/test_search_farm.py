@@ -436,3 +436,22 @@ def test_pebble_on_two_processes_farms_the_search_and_agrees(variant):
                        abstraction=False, progress=said.append) for processes in (1, 2)]
     assert verdicts[0].io == verdicts[1].io == exhaustive_optimum(dag, 4, variant).optimum
     assert any("expansions on 2 processes" in line for line in said)
+
+
+def test_a_malformed_message_or_stream_from_a_worker_is_an_internal_error():
+    """A message that is not marshal data, or a frame whose length cannot be read (the
+    reader runs out of memory), is an ``InternalError`` naming it, not a crash of its own."""
+    garbled = _Ended([])
+    garbled.stdout = _framed(b"\x00not marshal")
+    with pytest.raises(InternalError, match="malformed message"):
+        farm.Farm([garbled]).collect(time.monotonic() + 10)
+
+    class _Huge:
+        def read(self, size):
+            if size == farm.FRAME.size:
+                return farm.FRAME.pack(1 << 62)
+            raise MemoryError
+
+    out_of_step = farm.Farm([type("W", (), {"stdout": _Huge(), "wait": lambda self: 1})()])
+    with pytest.raises(InternalError, match="malformed message.*longer than memory"):
+        out_of_step.collect(time.monotonic() + 10)

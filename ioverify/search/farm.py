@@ -52,6 +52,7 @@ from ioverify.game.rules import VARIANTS
 from ioverify.search.children import CHILD_MIN_MEMORY, halved_memory, start_child
 
 FRAME = struct.Struct("<Q")
+MALFORMED_STREAM = object()  # ``Farm._read``: a worker's stream out of step
 IN_FLIGHT = 2  # batches a worker holds at once: one it works on, one waiting for it
 # Each worker is given at most this much address space, the rest staying with the search
 # here, whose configurations are what grows: a worker holds only its memos, each capped
@@ -137,12 +138,16 @@ class Farm:
 
     def _read(self, index: int, stream) -> None:
         """A worker's messages as they come (a thread, so that no worker waits on a full
-        pipe while this process writes to another), then None at its end."""
+        pipe while this process writes to another), then None at its end, or
+        MALFORMED_STREAM if a frame's length cannot be read (its stream is out of step)."""
         try:
             while (data := _receive(stream)) is not None:
                 self.inbox.put((index, data))
         except (OSError, ValueError):
             pass
+        except MemoryError:  # a length no frame has: ``collect`` reports it
+            self.inbox.put((index, MALFORMED_STREAM))
+            return
         self.inbox.put((index, None))
 
     def submit(self, tag: int, tasks: list) -> None:
@@ -168,7 +173,13 @@ class Farm:
             return None
         if data is None:
             raise self._ended(index)
-        kind, *detail = marshal.loads(data)
+        try:
+            if data is MALFORMED_STREAM:
+                raise ValueError("a frame longer than memory")
+            kind, *detail = marshal.loads(data)
+        except (ValueError, EOFError, TypeError) as error:
+            raise InternalError(f"an expansion worker sent a malformed message ({error})") \
+                from None
         if kind == "out of memory":
             raise MemoryError("an expansion worker ran out of memory")
         if kind != "made":
