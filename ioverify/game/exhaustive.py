@@ -374,9 +374,9 @@ def exhaustive_optimum(dag: DAG, memory: int, variant: str | Variant = "recomput
     to about 30 vertices.  ``keep_closed``: a search that finishes with no schedule below
     ``below`` returns its closed configurations (``SearchResult.closed``).  ``farm``: the
     expansions made by other processes (``_Search.farmed_steps``, ``ioverify.search.farm``),
-    with no ``keep_closed`` (a ``bound`` is asked here, ``_admit``).  ``deepen``: with a
-    capped ``bound``, iterative deepening on the limit (``ExhaustiveRun``): the same answer,
-    often sooner.
+    with no ``keep_closed`` (with a ``bound``, each worker holds it: ``completed``).
+    ``deepen``: with a capped ``bound``, iterative deepening on the limit (``ExhaustiveRun``):
+    the same answer, often sooner.
     """
     result = ExhaustiveRun(dag, memory, variant, below=below, max_states=max_states,
                            deadline=deadline, bound=bound, keep_closed=keep_closed,
@@ -534,8 +534,8 @@ class ExhaustiveRun:
         """From the next ``advance`` on, the expansions made by ``farm``'s processes
         (``_Search.farmed_steps``), from where the search paused: the same A*, the level it
         reached still proved, and so are the runs after it when it deepens (``_deeper``).
-        Only for a paused run with no closed configurations kept (a bound stays here:
-        ``_admit``); nothing to do once it is over."""
+        Only for a paused run with no closed configurations kept (with a bound, the farm's
+        workers hold it: ``completed``); nothing to do once it is over."""
         if self.result is not None:
             return
         if self.level is None:
@@ -1868,7 +1868,7 @@ class _Search:
                 else:
                     h = old[3]
             elif not whole:
-                h = max(h, self._bounded(nraw, ng, base, top, limit))
+                h = max(h, self._bounded(nraw, ng, base, top))
                 if ng + h >= limit:
                     beyond = min(beyond, ng + h)
                     continue
@@ -1876,16 +1876,12 @@ class _Search:
             queue.push(ng + h, h, nkey)
         return beyond
 
-    def _bounded(self, nraw: int, ng: int, base: int, top: int, limit: int) -> int:
-        """``bound``'s value at the configuration ``nraw`` reached with cost ``ng``, asked with
-        the room below ``top`` if it is capped (``_admit``), and kept in the memo as at least
-        the count ``base``: negated where it reaches ``top``.  The memo answers first, as in
-        ``successors``, if another successor put the value there since: the whole heuristic,
-        or (< 0) a capped answer, a lower bound, taken only where it cuts at ``limit``."""
+    def _bounded(self, nraw: int, ng: int, base: int, top: int) -> int:
+        """``bound``'s value at the configuration ``nraw`` reached with cost ``ng`` (whose
+        memo entry ``successors`` found wanting), asked with the room below ``top`` if it is
+        capped (``_admit``), and kept in the memo as at least the count ``base``: negated
+        where it reaches ``top``."""
         n, full, memo = self.n, self.full, self.memo
-        stored = memo.get(self.pack(nraw))
-        if stored is not None and (stored >= 0 or ng - stored >= limit):
-            return abs(stored)
         if len(memo) >= _MEMO_MAX:
             memo.clear()
         # The bound is the same on an orbit: on the canonical image, so that the images of
@@ -1915,7 +1911,7 @@ class _Search:
         kept = []
         for ng, h, nraw, block, whole, base in out:
             if not whole:
-                h = max(h, self._bounded(nraw, ng, base, limit, limit))
+                h = max(h, self._bounded(nraw, ng, base, limit))
                 if ng + h >= limit:
                     after = min(after, ng + h)
                     continue

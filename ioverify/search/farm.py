@@ -173,9 +173,10 @@ class Farm:
             return None
         if data is None:
             raise self._ended(index)
+        if data is MALFORMED_STREAM:
+            raise InternalError("an expansion worker sent a malformed message (a frame "
+                                "longer than memory)")
         try:
-            if data is MALFORMED_STREAM:
-                raise ValueError("a frame longer than memory")
             kind, *detail = marshal.loads(data)
         except (ValueError, EOFError, TypeError) as error:
             raise InternalError(f"an expansion worker sent a malformed message ({error})") \
