@@ -76,7 +76,9 @@ SPARSE_BACKWARD_OPTIMA = {"one-shot": {12: 29, 13: 28, 14: 27}, "recompute": {14
 # the search keying configurations by the whole group: 13 s and 49 s, 2026-11-29); 30 at
 # M = 12 (170 s on two processes), 31 at M = 11 (190 s and 282 s, 2026-11-30), 32 at M = 10
 # (319 s and 289 s, the search expanding every level partially once memory was short), 33
-# at M = 9 (332 s and 330 s) and 35 at M = 8 (746 s and 767 s), past the check's budget.
+# at M = 9 (332 s and 330 s), 35 at M = 8 (294 s and 292 s, 2026-12-02; 746 s and 767 s
+# before), 37 at M = 7 (471 s and 468 s) and 39 at M = 6 (264 s and 258 s; both 2026-12-02,
+# [34, 40] and [36, 45] after 600 s before), past the check's budget.
 MATMUL_333 = "matmul-3x3x3-optima"
 MATMUL_333_OPTIMA = {13: 29, 14: 28}
 # The largest frontier instances at the M where ``pebble`` proves them at inputs plus outputs
@@ -300,8 +302,10 @@ CLAIMS = [
               "282 s in recompute (2026-11-30; [30, 34] after 600 s on the earlier, slower "
               "machine), 32 at M = 10 in 319 s and 289 s and 33 at M = 9 in 332 s and 330 s, "
               "once the search expands every level partially when memory is short (at M = 10 "
-              "it ran out of memory at 403 s before), and 35 at M = 8 in 746 s and 767 s "
-              "(docs/performance.md).",
+              "it ran out of memory at 403 s before), 35 at M = 8 in 294 s and 292 s "
+              "(2026-12-02; 746 s and 767 s before), 37 at M = 7 in 471 s and 468 s and 39 "
+              "at M = 6 in 264 s and 258 s (2026-12-02; [34, 40] and [36, 45] after 600 s "
+              "before; docs/performance.md).",
         obligations=_searches(MATMUL_333, "matmul", {"m": 3, "k": 3, "n": 3},
                               {"one-shot": MATMUL_333_OPTIMA, "recompute": MATMUL_333_OPTIMA},
                               slow=frozenset({("one-shot", 13), ("recompute", 13)})),
