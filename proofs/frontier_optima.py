@@ -199,8 +199,9 @@ CLAIMS = [
               "store the race's whole state cap after the hand-over; [46, 47] after 600 s "
               "with half of it), and 37 at M = 5 (315 s the same way; 700 s before), so its "
               "whole one-shot curve. In recompute it proves 21 at M = 10 and 20 at M = 11, one "
-              "below the one-shot optima (423 s and 231 s), and [22, 23] at M = 9 after 600 s and "
-              "still after 1,500 s (docs/performance.md).",
+              "below the one-shot optima (423 s and 231 s), and 23 at M = 9, the one-shot "
+              "optimum (643.7 s on two processes, 2026-12-02; [22, 23] after 600 s) "
+              "(docs/performance.md).",
         obligations=_searches(BACKWARD, "attention-backward", {"n": 2, "d": 1},
                               BACKWARD_21_OPTIMA, frozenset({("one-shot", 11)}),
                               wide=frozenset({("one-shot", 3), ("one-shot", 8)}),
